@@ -139,6 +139,25 @@ def test_two_nodes_measured_faster_name_the_network_that_gives_it(job: Path, fre
     ) in said
 
 
+def test_a_stated_network_measured_faster_names_the_rate_of_it_the_run_went_at(
+    job: Path, fresh_catalog: Path
+) -> None:
+    stated = ("--gpu", "L20:16", "--network-gbps", "100", "--network-kind", "tcp")
+    code, doc = _run(fresh_catalog, str(job), *stated, "--json")
+    estimated = json.loads(doc)["estimates"][0]["scaling"]["speedup"]
+    args = (str(job), *stated, "--measured-speedup", f"{estimated * 1.1:.2f}")
+    code, doc = _run(fresh_catalog, *args, "--json")
+    (rate,) = json.loads(doc)["estimates"][0]["scaling_gap"]["faster_network"]
+    assert rate["kind"] == "tcp" and rate["gbps"] > 100
+    code, out = _run(fresh_catalog, *args)
+    assert code == 0, out
+    shown = float(f"{rate['gbps']:.2g}")  # two digits, as the line says them
+    assert (
+        f"By the estimate, a step that short needs about {shown:g} Gbit/s TCP between "
+        "the nodes, not the 100 Gbit/s TCP the estimate took"
+    ) in " ".join(out.split())
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -181,13 +181,31 @@ def test_a_measurement_faster_than_any_network_gives_names_none(profile: Profile
     assert [(n.kind, n.gbps) for n in g.faster_network] == [("rdma", None), ("tcp", None)]
 
 
-def test_a_stated_network_infers_no_faster_one(profile: Profile) -> None:
+def test_a_stated_network_measured_faster_names_the_rate_of_it_the_run_went_at(profile: Profile) -> None:
+    # 16 L20s over a stated 100 Gbit/s TCP, measured faster than estimated: the answer had been
+    # "nothing to explain", no word of the rate the estimate would need
     told = NetworkSpec(gbit_s=100.0, kind="tcp", gpus_per_node=8, interconnect="")
+    w = Workload.from_dict(TOY_LLM_WORKLOAD)
+    (o,) = estimate(w, ["L20:16"], network=told, profile=profile).outcomes
+    assert o.scaling_figures is not None and o.scaling_figures.speedup is not None
+    measured = o.scaling_figures.speedup * 1.1
     (o,) = estimate(
-        Workload.from_dict(TOY_LLM_WORKLOAD),
+        w, ["L20:16"], network=told, profile=profile, measured_scaling=MeasuredScaling(speedup=measured)
+    ).outcomes
+    g = o.scaling_gap
+    assert g is not None and g.gap_s < 0
+    (rate,) = g.faster_network
+    assert rate.kind == "tcp" and rate.gbps is not None and rate.gbps > 100.0
+    (t,) = estimate(
+        w,
         ["L20:16"],
-        network=told,
+        network=NetworkSpec(gbit_s=rate.gbps, kind="tcp", gpus_per_node=8, interconnect=""),
         profile=profile,
-        measured_scaling=MeasuredScaling(speedup=15.0),
+    ).outcomes
+    assert t.estimate is not None and t.estimate.step_time_s == pytest.approx(g.measured_step_s, rel=1e-4)
+    # a rate stated without its kind: TCP at the point, RDMA at the fast end; no one kind to solve
+    unkinded = NetworkSpec(gbit_s=100.0, kind=None, gpus_per_node=8, interconnect="")
+    (o,) = estimate(
+        w, ["L20:16"], network=unkinded, profile=profile, measured_scaling=MeasuredScaling(speedup=15.0)
     ).outcomes
     assert o.scaling_gap is not None and o.scaling_gap.gap_s < 0 and o.scaling_gap.faster_network == ()

@@ -131,9 +131,10 @@ class ScalingGap:
     """Those the estimator sizes first, nearest the gap first (:attr:`GapCause.fit`); then those it
     does not model. Empty where there is no gap."""
     faster_network: tuple[NetworkForStep, ...] = ()
-    """Where the measured step is shorter than the estimate's and the network between the nodes is
-    unknown (a typical one assumed): the RDMA and the TCP rate that give the measured step, what the
-    measurement says of the network. Empty otherwise (a slower one is a cause, ``slower_network``)."""
+    """Where the measured step is shorter than the estimate's and the job spans nodes: the rates
+    between them that give the measured step, what the measurement says of the network (unknown, a
+    typical one assumed: RDMA's and TCP's; stated: its own kind's, above the rate stated). Empty
+    otherwise (a slower one is a cause, ``slower_network``)."""
 
 
 def measured_step_s(est: Estimate, figures: ScalingFigures | None, measured: MeasuredScaling) -> float | None:
@@ -181,16 +182,22 @@ def scaling_gap(
 
 
 def _faster_network(request: EstimateRequest, est: Estimate, step_m: float) -> tuple[NetworkForStep, ...]:
-    """The RDMA and TCP rates between the nodes that give ``step_m`` (shorter than ``est``'s step),
-    where the job spans nodes over a network nobody stated; empty otherwise."""
+    """The rates between the nodes that give ``step_m`` (shorter than ``est``'s step), where the
+    job spans nodes: over a network nobody stated, RDMA's and TCP's from the slowest plausible rate
+    up; over a stated one (or the instance's), its own kind's from the rate stated up, the rate the
+    run went at by the estimate (its communication took less than the estimate says of that
+    network, or the one-GPU step is shorter). Empty on one node, or a stated rate of unstated kind."""
     link = request_link(request)
-    if link.nodes <= 1 or link.network_known:
+    if link.nodes <= 1:
         return ()
     kinds: tuple[NetworkKind, ...] = ("rdma", "tcp")
+    low = SLOW_NETWORK_GBIT_S
+    if link.network_known:
+        if link.network_kind_assumed or link.network_gbit_s is None or link.network_kind not in kinds:
+            return ()
+        kinds, low = (link.network_kind,), link.network_gbit_s
     return tuple(
-        NetworkForStep(
-            kind=kind, gbps=_solved_rate(request, step_m, kind, SLOW_NETWORK_GBIT_S, FAST_NETWORK_GBIT_S)
-        )
+        NetworkForStep(kind=kind, gbps=_solved_rate(request, step_m, kind, low, FAST_NETWORK_GBIT_S))
         for kind in kinds
     )
 

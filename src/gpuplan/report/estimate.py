@@ -789,8 +789,9 @@ def _measured_job_words(o: EstimateOutcome, g: ScalingGap, checkpoints: LaunchCh
 
 
 def _faster_network_words(g: ScalingGap, f: ScalingFigures | None) -> str:
-    """What a measured step shorter than the estimate's says of a network nobody stated: the RDMA
-    and TCP rates between the nodes that give it (empty where there are none to say)."""
+    """What a measured step shorter than the estimate's says of the network between the nodes: of
+    one nobody stated, the RDMA and TCP rates that give it; of one stated, the rate of it the run
+    went at (empty where there are none to say)."""
     rates = [
         _("{gbps} Gbit/s {kind}").format(
             gbps=format_number(float(f"{n.gbps:.2g}"), 2), kind=link_name(n.kind)
@@ -805,6 +806,18 @@ def _faster_network_words(g: ScalingGap, f: ScalingFigures | None) -> str:
         )
     if not rates:
         return ""
+    if f is not None and f.network_source not in (None, "assumed") and f.network_gbps is not None:
+        # a network stated (or the instance's): the rate of it the run went at, by the estimate
+        return _(
+            "By the estimate, a step that short needs about {rates} between the nodes, not the {stated} "
+            "the estimate took: its communication over that network ran faster, or overlapped more, "
+            "than the estimate says (or the one-GPU step is shorter than estimated)."
+        ).format(
+            rates=_(" or ").join(rates),
+            stated=_("{gbps:g} Gbit/s {kind}").format(
+                gbps=f.network_gbps, kind=link_name(f.network_kind or "")
+            ),
+        )
     return _(
         "The network between the nodes was not given and the estimate assumed {assumed}: a step that "
         "short is what about {rates} between the nodes would give by the estimate. Give the network "
