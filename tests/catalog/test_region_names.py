@@ -55,6 +55,17 @@ def test_a_city_given_as_a_country_names_its_country() -> None:
         country_codes_of("Lodnon")
 
 
+@pytest.mark.parametrize("city", ["深圳", "深圳市", "北京"])
+def test_a_city_given_in_chinese_as_a_country_names_its_country(city: str) -> None:
+    # "unknown country '深圳'" (and for 北京 "did you mean '北韓'?"), where Shenzhen was known
+    with pytest.raises(InputError) as e:
+        country_codes_of(city, "constraints.countries")
+    assert (
+        str(e.value)
+        == f"'{city}' is a city, not a country: it is in CN; write that (`constraints.countries: [CN]`)"
+    )
+
+
 def test_a_country_code_is_not_suggested_for_a_mistyped_region() -> None:
     assert region_suggestions(["NO", "us-east-1", "SG", "eu-west-2"]) == ["us-east-1", "eu-west-2"]
 

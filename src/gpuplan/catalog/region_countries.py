@@ -13,7 +13,7 @@ from gpuplan.catalog import providers
 from gpuplan.errors import GpuplanError, InputError
 from gpuplan.i18n import N_
 from gpuplan.i18n.phrases import item_list, listed
-from gpuplan.i18n.places import UNSPECIFIED_REGION
+from gpuplan.i18n.places import UNSPECIFIED_REGION, city_of_chinese_name
 
 if TYPE_CHECKING:
     from gpuplan.catalog.store import Store
@@ -268,8 +268,9 @@ def _place_key(text: str) -> str:
 
 def city_regions(name: str) -> list[tuple[str, str, str]]:
     """(provider, region, country) of each region of the registered providers whose city, as the
-    provider's facts name it, is ``name`` (any case; spaces, hyphens and underscores alike)."""
-    key = _place_key(name)
+    provider's facts name it, is ``name`` (any case; spaces, hyphens and underscores alike), or
+    that ``name`` names in Chinese (``深圳``)."""
+    key = _place_key(city_of_chinese_name(name) or name)
     found = []
     for p in providers.PROVIDERS:
         with suppress(GpuplanError):
@@ -327,16 +328,25 @@ def refuse_city_as_region(region: str, store: Store, *, city: str | None = None)
 
 def refuse_city_as_country(text: str, option: str = "--countries") -> None:
     """A country written as a city ("london"): refused with the country it is in, written as
-    ``option`` takes it, where "did you mean" had offered the nearest country names ("congo").
-    Returns where ``text`` is no city of a known region."""
+    ``option`` takes it (:func:`_written`),
+    where "did you mean" had offered the nearest country names ("congo"). Returns where ``text`` is
+    no city of a known region."""
     codes = sorted({c for _p, _r, c in city_regions(text) if c})
     if codes:
         raise InputError.worded(
-            N_("{name!r} is a city, not a country: it is in {code}; write that (`{option} {code}`)"),
+            N_("{name!r} is a city, not a country: it is in {code}; write that (`{written}`)"),
             name=text,
             code=codes[0],
-            option=option,
+            written=_written(option, codes[0]),
         )
+
+
+def _written(option: str, code: str) -> str:
+    """``code`` as ``option`` takes it: an option's ``--countries CN``, a query parameter's
+    ``countries=CN`` (``option`` ending in ``=``), a file's field ``constraints.countries: [CN]``."""
+    if option.startswith("-"):
+        return f"{option} {code}"
+    return f"{option}{code}" if option.endswith("=") else f"{option}: [{code}]"
 
 
 def refuse_unheld_region(region: str, store: Store) -> None:

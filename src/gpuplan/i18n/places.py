@@ -42,6 +42,12 @@ _ZH_CITIES = {
 }
 
 
+def city_of_chinese_name(name: str) -> str | None:
+    """The city (as GeoNames writes it) that ``name`` names in Chinese (``深圳``, ``深圳市``), or None."""
+    name = name.strip().removesuffix("市")
+    return next((city for city, zh in _ZH_CITIES.items() if zh == name), None)
+
+
 def city_name(city: str) -> str:
     """A city of the catalog's places as shown: in Chinese output its Chinese name where
     :data:`_ZH_CITIES` has one, else as GeoNames writes it."""
