@@ -969,3 +969,34 @@ def test_the_dashboard_serves_plotlys_basic_bundle_the_reports_own_file(service:
     assert hashlib.sha256(r.content).hexdigest() == sha
     assert r.headers["content-type"] == "text/javascript; charset=utf-8"
     assert r.headers["cache-control"] == "max-age=3600"
+
+
+def test_offers_take_the_countries_filter_as_the_command_does(service: Service) -> None:
+    # `gpuplan offers --countries CN` worked; the route answered "unknown query parameter
+    # 'countries'; did you mean 'count'?"
+    c, h = service.client, service.auth("read")
+    r = c.get("/api/v1/offers?gpu=A100-SXM4-80GB&countries=CN&all_regions=true", headers=h)
+    assert r.status_code == 200, r.text
+    rows = r.json()["offers"]
+    assert rows and {o["provider"] for o in rows} <= {
+        "alibaba",
+        "tencent",
+        "huawei",
+        "volcengine",
+        "aws",
+        "azure",
+    }
+    assert all(not o["region"].startswith(("us-", "ap-northeast", "eu")) for o in rows), rows
+    everywhere = c.get("/api/v1/offers?gpu=A100-SXM4-80GB&all_regions=true", headers=h).json()["offers"]
+    assert len(everywhere) > len(rows)
+    for query, words in (
+        ("countries=Chna", "query.countries: unknown country 'Chna'; did you mean"),
+        (
+            "countries=深圳",
+            "query.countries: '深圳' is a city, not a country: it is in CN; write that (`countries=CN`)",
+        ),
+        ("countries=,", "query.countries: list at least one country"),
+    ):
+        bad = c.get(f"/api/v1/offers?{query}", headers=h)
+        assert bad.status_code == 400 and bad.json()["field"] == "countries", bad.text
+        assert bad.json()["error"].startswith(words), bad.json()

@@ -40,7 +40,7 @@ from gpuplan.documents.serve import (
     JobDocument,
 )
 from gpuplan.documents.simulate import AutoscaleDocument
-from gpuplan.errors import CatalogImportError, NotFoundError, Phrase
+from gpuplan.errors import CatalogImportError, InputError, NotFoundError, Phrase
 from gpuplan.i18n import N_
 from gpuplan.web.auth import Caller, authorised
 from gpuplan.web.requests import (
@@ -202,6 +202,15 @@ def offers(
     min_gpu_memory: Annotated[float | None, Query(gt=0, le=4096, allow_inf_nan=False)] = None,
     provider: Annotated[str | None, Query(max_length=32)] = None,
     region: Annotated[str | None, Query(max_length=64)] = None,
+    countries: Annotated[
+        str | None,
+        Query(
+            max_length=512,
+            description="Comma list of countries the offers' regions may be in, by ISO code or name "
+            "(CN,US or China), as `gpuplan offers --countries`; regions of no known country are left "
+            "out and named.",
+        ),
+    ] = None,
     pricing: Annotated[str | None, Query(max_length=32)] = None,
     max_price: Annotated[float | None, Query(gt=0, le=1e6, allow_inf_nan=False)] = None,
     currency: CurrencyCode = "USD",
@@ -229,6 +238,7 @@ def offers(
     from gpuplan.vocab import HostRule, PricingModel
 
     with use_language(caller.lang), _query_named():
+        country_names = _countries(countries)
         listing = list_offers(
             _store(request),
             OfferQuery(
@@ -237,6 +247,7 @@ def offers(
                 min_gpu_memory_gib=min_gpu_memory,
                 provider=PROVIDERS.cast(provider) if provider else None,
                 region=region,
+                countries=country_names,
                 pricing=PricingModel.cast(pricing).value if pricing else None,
                 max_price_per_hour=max_price,
                 currency=currency,
@@ -249,6 +260,28 @@ def offers(
         return offers_json(listing)
 
 
+def _countries(text: str | None) -> tuple[str, ...] | None:
+    """The offer listing's ``countries`` as ``gpuplan offers --countries`` reads them: each known
+    (a typo refused with "did you mean", a city with the country it is in), at least one."""
+    from gpuplan.catalog.region_countries import country_codes_of
+    from gpuplan.i18n import N_
+    from gpuplan.units import split_list
+    from gpuplan.web.requests import RefusedValue
+
+    if text is None:
+        return None
+    names = split_list(text)
+    if not names:
+        refusal = InputError.worded(N_("list at least one country, e.g. CN or China"))
+        raise RefusedValue.of("countries", refusal, where="query.countries")
+    for name in names:
+        try:
+            country_codes_of(name, option="countries=")
+        except InputError as e:  # a city: the country it is in
+            raise RefusedValue.of("countries", e, where="query.countries") from None
+    return names
+
+
 #: The offer filter of each kind of name the catalog refuses unknown (``NotFoundError.kind``): a
 #: listing's query has one filter of each.
 _FILTER_OF_KIND = {
@@ -258,6 +291,7 @@ _FILTER_OF_KIND = {
     "pricing model": "pricing",
     "region": "region",
     "host rule": "hosts",
+    "country": "countries",
 }
 
 
