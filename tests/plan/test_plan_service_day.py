@@ -166,6 +166,11 @@ def test_the_day_follows_only_where_a_new_instance_serves_before_the_load_outgro
     assert quick.serving_hours == pytest.approx((730, 612, 424, 276), abs=1)
     words = option_day_words(slow, "A100-SXM4-80GB", scales_down=True, pricing="on_demand", peak_usd=None)
     assert "cannot follow the day" in words and "about 240 min" in words
+    # "can follow it" holds for the cosine day only: a team's evening ramp outran the autoscaler
+    # deploy wrote, where the plan had said it keeps up, with no word of the condition
+    follows = quick.follow_words
+    assert "can follow it" in follows and "less than 46 min" in follows
+    assert "gpuplan simulate autoscale --trace" in follows
     monthly = option_day_words(quick, "A100-SXM4-80GB", scales_down=True, pricing="monthly", peak_usd=None)
     assert "paid whether its instances run or not" in monthly
     # a fleet of one instance has nothing to scale down; no mean below the peak, no day

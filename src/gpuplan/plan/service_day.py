@@ -230,9 +230,14 @@ class ServiceDay:
         if self.schedule is not None:
             return _("the schedule starts its instances, not the load")
         if self.follows:
+            # the verdict holds for this day only: a real evening ramp can rise far faster than the
+            # cosine (a team's 3 -> 40 requests/s in 30 min adds one instance's load in ~8 min)
             return _(
                 "a new instance serves after about {start} min ({how}); at its steepest the day's load "
-                "grows by one instance's in {rise} min, so the autoscaler can follow it"
+                "grows by one instance's in {rise} min, so the autoscaler can follow it. That holds for "
+                "this day only: a load that grows by one instance's in less than {start} min (a steep "
+                "evening ramp) outruns it, so replay your own traffic with `gpuplan simulate autoscale "
+                "--trace`, or start the fleet ahead of the ramp on a schedule"
             ).format(
                 start=f"{self.start_up_h * 60:.0f}", how=self.start_up_words, rise=f"{self.rise_h * 60:.0f}"
             )
