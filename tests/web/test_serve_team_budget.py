@@ -189,7 +189,10 @@ def test_a_token_is_made_for_a_team_and_listed_with_it(fresh_db: str) -> None:
         app, ["--db", fresh_db, "serve", "token", "create", "--name", "alice", "--team", "nlp"]
     )
     assert made.exit_code == 0, made.output
-    runner.invoke(app, ["--db", fresh_db, "serve", "token", "create", "--name", "carol"])
+    # the holder's team is said beside the name ("token for alice (read)" had left it out)
+    assert "token for alice of team nlp (read);" in made.stderr
+    carol = runner.invoke(app, ["--db", fresh_db, "serve", "token", "create", "--name", "carol"])
+    assert "token for carol (read);" in carol.stderr
     listed = runner.invoke(app, ["--db", fresh_db, "serve", "token", "list", "--json"])
     teams = {t["name"]: t["team"] for t in json.loads(listed.stdout)["tokens"]}
     assert teams == {"alice": "nlp", "carol": None}
