@@ -608,3 +608,26 @@ def test_a_latency_in_a_unit_it_cannot_mean_is_one_line_naming_the_units() -> No
     assert _error(_base(task="infer", serving=serving)).startswith(
         "serving.p95_latency_ms: write a latency in ms, s or min, e.g. 2000, 2s or 80ms (got '2h')"
     )
+
+
+@pytest.mark.parametrize(
+    ("constraints", "given", "shown"),
+    [
+        # a job kept in mainland China is shown in yuan, its clouds' own figures (it had been dollars,
+        # converted at the catalog's rate, unless a budget in yuan was given)
+        ({"countries": ["CN"]}, {}, "CNY"),
+        ({"countries": ["中国大陆"]}, {}, "CNY"),
+        ({"countries": ["CN"]}, {"asked": "USD"}, "USD"),
+        ({"countries": ["CN"], "budget_usd": 5000}, {}, "USD"),  # a budget in dollars is read in dollars
+        ({"countries": ["CN"]}, {"budget_usd": 5000}, "USD"),
+        ({"countries": ["CN", "SG"]}, {}, "USD"),
+        ({"countries": ["CN", "HK"]}, {}, "USD"),
+        ({}, {}, "USD"),
+        ({"budget_cny": 5000}, {}, "CNY"),
+    ],
+)
+def test_money_is_shown_in_yuan_for_a_yuan_budget_or_a_job_kept_in_mainland_china(
+    constraints: dict[str, Any], given: dict[str, Any], shown: str
+) -> None:
+    w = Workload.from_dict(_base(constraints=constraints))
+    assert w.shown_currency(given.pop("asked", None), **given) == shown

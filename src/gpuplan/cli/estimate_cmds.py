@@ -174,7 +174,7 @@ def estimate_cmd(
     workload = load_workload(workload_file, project=project).placed(
         providers=_listed(providers), regions=_listed(regions), countries=_listed(countries)
     )
-    currency = currency_shown(ctx, currency, in_yuan=workload.constraints.budget_cny is not None)
+    currency = currency_shown(ctx, currency, in_yuan=workload.shown_currency() == "CNY")
     if gpu:
         from gpuplan.hardware import parse_gpu_spec
 

@@ -447,7 +447,7 @@ def autoscale_cmd(
     if tensor_parallel is not None:
         w = _split(w, tensor_parallel)
     yuan = w.constraints is not None and w.constraints.budget_cny is not None
-    currency = currency_shown(ctx, currency, in_yuan=yuan)
+    currency = currency_shown(ctx, currency, in_yuan=w.shown_currency() == "CNY")
     if w.serving is None and replica is None:
         raise InputError.worded(
             N_("{file}: add serving: (requests_per_s, prompt_tokens, output_tokens)"), file=workload_file.name

@@ -1281,11 +1281,31 @@ class Workload(Spec):
         a request's ``currency``) where given; else CNY where the budget is in yuan — ``budget_cny``
         given beside the workload, or the workload's own ``constraints.budget_cny`` unless a
         ``budget_usd`` given replaces it — so that a team counting in yuan reads its figures in yuan;
-        else USD. The one rule of plan, estimate, simulate and the service's requests."""
+        else CNY where no budget is given and the workload may run in mainland China only
+        (``constraints.countries: [CN]``), whose clouds price in yuan: their own figures, not a
+        conversion at the catalog's rate; else USD. The one rule of plan, estimate, simulate and the
+        service's requests."""
         if asked is not None:
             return asked
         yuan = budget_cny is not None or (budget_usd is None and self.constraints.budget_cny is not None)
-        return "CNY" if yuan else "USD"
+        budgets = (budget_usd, budget_cny, self.constraints.budget_usd, self.constraints.budget_cny)
+        unbudgeted = all(b is None for b in budgets)
+        return "CNY" if yuan or (unbudgeted and self.in_mainland_china_only) else "USD"
+
+    @property
+    def in_mainland_china_only(self) -> bool:
+        """The workload may run in mainland China only: its ``constraints.countries`` name CN and no
+        other country (a name that is no known country counts as another)."""
+        from gpuplan.errors import NotFoundError
+        from gpuplan.i18n.countries import country_codes
+
+        codes: set[str] = set()
+        for name in self.constraints.countries:
+            try:
+                codes.update(country_codes(name))
+            except NotFoundError:
+                return False
+        return codes == {"CN"}
 
     @property
     def replicas_per_gpu(self) -> int:
