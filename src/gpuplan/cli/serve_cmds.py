@@ -294,9 +294,7 @@ def token_create(
     finally:
         store.close()
     typer.echo(token)
-    holder = (
-        _("{name} of team {team}").format(name=info.name, team=info.team) if info.team else info.name
-    )
+    holder = _("{name} of team {team}").format(name=info.name, team=info.team) if info.team else info.name
     typer.echo(
         _("token for {name} ({scopes}); it is not shown again: send it as Authorization: Bearer …").format(
             name=holder, scopes=",".join(info.scopes)
