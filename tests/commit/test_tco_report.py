@@ -361,10 +361,12 @@ def test_a_term_longer_than_the_horizon_says_why_it_never_pays_off() -> None:
     assert lines("full") == [
         "Break-even utilisation, reserved 3 years: 185% of its hours (never pays off: its 36-month term is "
         "paid whole within the 12-month horizon; past_horizon: remaining_value counts the months after it "
-        "as worth their price)"
+        "as worth their price): $1.23 a GPU-hour × 3 (the months billed over those of the horizon it serves) "
+        "÷ $2.00 a GPU-hour on demand (d on aws/us-east-1 p.x)"
     ]
     assert lines("remaining_value") == [
-        "Break-even utilisation, reserved 3 years: 62% of its hours (pays off above this)"
+        "Break-even utilisation, reserved 3 years: 62% of its hours (pays off above this): $1.23 a GPU-hour "
+        "÷ $2.00 a GPU-hour on demand (d on aws/us-east-1 p.x)"
     ]
 
 
@@ -514,7 +516,10 @@ def test_the_commitment_price_behind_a_break_even_is_listed_dated_and_counted_as
     )
     assert report.schedule.commitments == ()
     lines = summary_lines(report)
-    assert "Break-even utilisation, monthly subscription: 96% of its hours (pays off above this)" in lines
+    assert (
+        "Break-even utilisation, monthly subscription: 96% of its hours (pays off above this): $1.92 a "
+        "GPU-hour ÷ $2.00 a GPU-hour on demand (d on aws/us-east-1 p.x)"
+    ) in lines
     (stale,) = [x for x in lines if x.startswith("Stale prices")]
     assert "1 of the 2 used" in stale and "p.x monthly subscription stale (3.5 y)" in stale, stale
     row = next(r for r in price_rows(report) if r[3] == "monthly subscription")
@@ -706,3 +711,60 @@ def test_a_commitment_only_a_stale_price_can_meet_is_marked_on_its_row_with_its_
     with use_language("zh"):
         (row,) = schedule_rows(report)
     assert row[-1].endswith("价格日期 2023-06：过期（3.5 年）"), row
+
+
+def _one_demand_report(problem: TcoProblem, *, hours_per_month: float) -> TcoReport:
+    """The report of ``problem``, whose one demand ``d`` is given as one GPU for those hours."""
+    usage = load_usage(
+        {
+            "horizon_months": problem.horizon_months,
+            "start": "2027-01",
+            "demands": [
+                {"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 1, "hours_per_month": hours_per_month}
+            ],
+        }
+    )
+    hours = hours_per_month * problem.horizon_months
+    return TcoReport(
+        usage=usage,
+        problem=problem,
+        schedule=optimise(problem),
+        demands=(DemandSource(name="d", gpu="A100-SXM4-40GB", gpu_hours_total=hours, how="given"),),
+        money=Money.usd(),
+        notes=(),
+    )
+
+
+def test_a_break_even_names_the_on_demand_price_it_is_figured_against() -> None:
+    # Runs of 10.07 h billed by the hour pay 11 h on demand, so a GPU-hour of their work costs
+    # $2 × 11 / 10.07 = $2.18 there: a $1,000 subscription (1000 / 730 = $1.37 a GPU-hour) breaks
+    # even at 1.37 / 2.18 = 63 %, not the 1.37 / 2 = 68.5 % the prices shown gave. The line said
+    # "63 %" alone, and the reader could not find the $2.18 it was figured against.
+    from gpuplan.plan.input_types import JobFacts
+
+    on_demand = replace(_offer("on_demand", 2.0), billing_granularity_s=3600)
+    demand = Demand(name="d", gpu="A100-SXM4-40GB", gpu_hours=(100.0,) * 12, run_hours=10.07, job=JobFacts())
+    problem = TcoProblem(
+        horizon_months=12, demands=(demand,), offers=(on_demand, _offer("monthly", 1000 / 730, 1))
+    )
+    report = _one_demand_report(problem, hours_per_month=100)
+    used = 2.0 * 11 / 10.07
+    assert report.schedule.break_even_utilisation == {"monthly": pytest.approx(1000 / 730 / used)}
+    (line,) = [x for x in summary_lines(report) if x.startswith("Break-even")]
+    assert line == (
+        "Break-even utilisation, monthly subscription: 63% of its hours (pays off above this): $1.37 a "
+        "GPU-hour ÷ $2.18 a GPU-hour used on demand (d on aws/us-east-1 p.x: $2.00 × 1.092, each run's "
+        "10.1 h billed as 11.0 h)"
+    )
+    (price,) = tco_json(report)["break_even_prices"]
+    basis = price["on_demand"]
+    assert (basis["demand"], basis["instance_type"], basis["price_usd_per_gpu_hour"]) == ("d", "p.x", 2.0)
+    assert basis["billing"] == pytest.approx(11 / 10.07) and basis["run_hours"] == pytest.approx(10.07)
+    assert basis["usd_per_gpu_hour_used"] == pytest.approx(used)
+    # the figure, from the document's own prices
+    assert price["break_even"] == pytest.approx(
+        price["price_usd_per_gpu_hour"] * basis["term_factor"] / basis["usd_per_gpu_hour_used"], abs=1e-4
+    )
+    with use_language("zh"):
+        (line,) = [x for x in summary_lines(report) if x.startswith("盈亏平衡")]
+    assert "$2.18" in line and "11.0 小时" in line, line

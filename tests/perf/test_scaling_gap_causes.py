@@ -209,3 +209,26 @@ def test_a_stated_network_measured_faster_names_the_rate_of_it_the_run_went_at(p
         w, ["L20:16"], network=unkinded, profile=profile, measured_scaling=MeasuredScaling(speedup=15.0)
     ).outcomes
     assert o.scaling_gap is not None and o.scaling_gap.gap_s < 0 and o.scaling_gap.faster_network == ()
+
+
+def test_causes_sized_at_a_small_part_of_the_gap_come_after_those_not_modelled(profile: Profile) -> None:
+    # 8 L20s over PCIe measured at 1× one: losing P2P and all of the overlap come to about a tenth of
+    # the gap together, while a DataLoader that slow would give all of it by itself
+    g = _gap("L20:8", profile, 1.0)
+    sized = [c for c in g.causes if c.extra_s is not None]
+    assert {c.cause for c in sized} == {"pcie_without_p2p", "exposed_communication"}
+    assert g.sized_share_of_gap == pytest.approx(sum(c.share_of_gap or 0.0 for c in sized))
+    assert g.sized_share_of_gap < 0.5
+    assert [c.cause for c in g.causes] == [
+        "input_pipeline",
+        "small_batch",
+        "cpu_threads",
+        *(c.cause for c in sorted(sized, key=lambda c: -(c.fit or 0.0))),
+    ]
+
+
+def test_sized_causes_near_the_gap_stay_first(profile: Profile) -> None:
+    # 4.5× measured: losing some of the overlap comes to most of the gap
+    g = _gap("L20:8", profile, 4.5)
+    assert g.sized_share_of_gap == 1.0
+    assert g.causes[0].cause == "exposed_communication"

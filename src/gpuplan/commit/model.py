@@ -49,6 +49,7 @@ __all__ = [
     "COMMITMENT_PRICING",
     "HOURLY_PRICING",
     "PAST_HORIZON_RULES",
+    "BreakEvenBasis",
     "Commitment",
     "DataCopyChoice",
     "DataRate",
@@ -1020,6 +1021,30 @@ class Peak:
 
 
 @dataclass(frozen=True, kw_only=True)
+class BreakEvenBasis:
+    """The on-demand price a break-even utilisation is figured against, with what makes it up, so
+    that a reader can reproduce the figure from the prices shown: ``commitment's price per GPU-hour
+    × term_factor ÷ usd_per_gpu_hour_used``."""
+
+    demand: str
+    """The demand whose on-demand hours are the cheapest of the pool's (:attr:`Demand.pool`)."""
+    offer: PricedOffer
+    """Its on-demand offer."""
+    usd_per_gpu_hour_used: float
+    """What a GPU-hour of its work costs on that offer: the offer's price per GPU-hour × ``packing``
+    × ``billing``."""
+    packing: float = 1.0
+    """Paid GPU-hours per GPU-hour used (whole instances a run takes)."""
+    billing: float = 1.0
+    """Billed hours per paid hour (each run's hours rounded up to the offer's billing step)."""
+    run_hours: float | None = None
+    """The hours of one run as paid (its work and checkpoint writes), where ``billing`` rounds them."""
+    term_factor: float = 1.0
+    """The commitment's months billed over the months of the horizon it serves (3 for a 36-month term
+    paid whole over a 12-month horizon)."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Schedule:
     """The optimiser's answer: what to commit to, and what it all costs."""
 
@@ -1050,6 +1075,8 @@ class Schedule:
     break_even_offers: dict[str, dict[str, PricedOffer]] = field(default_factory=dict)
     """The offer each of ``break_even_by_gpu`` is figured at (bought or not): a verdict on a
     commitment rests on its price, which the report names with its date and source."""
+    break_even_on_demand: dict[str, dict[str, BreakEvenBasis]] = field(default_factory=dict)
+    """The on-demand price each of ``break_even_by_gpu`` is figured against (:class:`BreakEvenBasis`)."""
     hourly_used: dict[str, PricedOffer] = field(default_factory=dict)
     """Per "gpu/pricing/demand": the demand's cheapest hourly offer of that pricing model, the
     one the recourse would buy (the all-on-demand baseline is priced at the on-demand ones);

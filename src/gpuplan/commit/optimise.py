@@ -14,6 +14,7 @@ from dataclasses import replace
 from gpuplan.commit.milp import commitment_offers, solve_milp, status_text
 from gpuplan.commit.model import (
     COMMITMENT_PRICING,
+    BreakEvenBasis,
     Commitment,
     Peak,
     Pool,
@@ -30,6 +31,7 @@ __all__ = [
     "all_on_demand_usd",
     "break_even_by_gpu",
     "break_even_offers",
+    "break_even_on_demand",
     "break_even_utilisation",
     "on_demand_by_demand",
     "optimise",
@@ -119,7 +121,8 @@ def break_even_by_gpu(problem: TcoProblem, options: dict[Pool, HourlyOptions]) -
     e.g. $1,000 per GPU-month against $2.80 per GPU-hour: 1000 / 2044 = 0.489; a 36-month term
     paid in full over a 12-month horizon: 3 × 0.489 = 1.47, never.
     """
-    return {g: {p: be for p, (be, _o) in per.items()} for g, per in _break_evens(problem, options).items()}
+    evens = _break_evens(problem, options)
+    return {g: {p: be for p, (be, _o, _b) in per.items()} for g, per in evens.items()}
 
 
 def break_even_offers(
@@ -128,25 +131,57 @@ def break_even_offers(
     """Per GPU type and commitment pricing model: the offer its break-even (:func:`break_even_by_gpu`)
     is figured at, so that the price behind a "pays off above 72 %" or a "never pays off" can be
     named with its date and source."""
-    return {g: {p: o for p, (_be, o) in per.items()} for g, per in _break_evens(problem, options).items()}
+    evens = _break_evens(problem, options)
+    return {g: {p: o for p, (_be, o, _b) in per.items()} for g, per in evens.items()}
+
+
+def break_even_on_demand(
+    problem: TcoProblem, options: dict[Pool, HourlyOptions]
+) -> dict[str, dict[str, BreakEvenBasis]]:
+    """Per GPU type and commitment pricing model: the on-demand price its break-even
+    (:func:`break_even_by_gpu`) is figured against, and what makes it up (whole instances, each
+    run's hours rounded up as billed), so that the figure can be reproduced from the prices shown:
+    a ¥34.83 GPU-hour whose 10.07-h runs are billed 11 h is ¥38.05 a GPU-hour used."""
+    evens = _break_evens(problem, options)
+    return {g: {p: b for p, (_be, _o, b) in per.items()} for g, per in evens.items()}
+
+
+def _basis(problem: TcoProblem, options: HourlyOptions) -> BreakEvenBasis | None:
+    """The cheapest on-demand GPU-hour used of ``options``' demands, as :class:`BreakEvenBasis`
+    (ties: the first demand); None where none has an on-demand price."""
+    # GPU time against GPU time: a committed GPU's runs pay their data costs too
+    covers = sorted(options.on_demand.items(), key=lambda ic: ic[1].compute_usd_per_useful_gpu_hour)
+    if not covers:
+        return None
+    i, cover = covers[0]
+    d = problem.demands[i]
+    return BreakEvenBasis(
+        demand=d.name,
+        offer=cover.offer,
+        usd_per_gpu_hour_used=cover.compute_usd_per_useful_gpu_hour,
+        packing=cover.packing * cover.overhead,
+        billing=cover.billing,
+        run_hours=(d.run_hours + d.checkpoint_hours_off_spot) if cover.billing > 1.0 else None,
+    )
 
 
 def _break_evens(
     problem: TcoProblem, options: dict[Pool, HourlyOptions]
-) -> dict[str, dict[str, tuple[float, PricedOffer]]]:
-    """:func:`break_even_by_gpu` with the offer of each (a tie: ``PricedOffer.tie_key``)."""
-    out: dict[str, dict[str, tuple[float, PricedOffer]]] = {}
+) -> dict[str, dict[str, tuple[float, PricedOffer, BreakEvenBasis]]]:
+    """:func:`break_even_by_gpu` with the offer of each (a tie: ``PricedOffer.tie_key``) and the
+    on-demand price it is figured against."""
+    out: dict[str, dict[str, tuple[float, PricedOffer, BreakEvenBasis]]] = {}
     for pool in problem.pools():
-        # GPU time against GPU time: a committed GPU's runs pay their data costs too
-        prices = [c.compute_usd_per_useful_gpu_hour for c in options[pool].on_demand.values()]
-        if not prices:
+        basis = _basis(problem, options[pool])
+        if basis is None:
             continue
         for o in commitment_offers(replace(problem, offers=problem.pool_offers(pool))):
             served = min(o.term_months, problem.horizon_months)
-            be = o.usd_per_gpu_hour * problem.billed_months(o, 0) / (min(prices) * served)
+            term = problem.billed_months(o, 0) / served
+            be = o.usd_per_gpu_hour * term / basis.usd_per_gpu_hour_used
             per = out.setdefault(o.gpu, {})
             if o.pricing not in per or (be, o.tie_key) < (per[o.pricing][0], per[o.pricing][1].tie_key):
-                per[o.pricing] = (be, o)
+                per[o.pricing] = (be, o, replace(basis, term_factor=term))
     return {g: {p: per[p] for p in COMMITMENT_PRICING if p in per} for g, per in out.items()}
 
 
@@ -246,6 +281,7 @@ def optimise(problem: TcoProblem) -> Schedule:
         break_even_utilisation=break_even_utilisation(by_gpu),
         break_even_by_gpu=by_gpu,
         break_even_offers=break_even_offers(problem, options),
+        break_even_on_demand=break_even_on_demand(problem, options),
         hourly_packing=packings,
         sensitivity=tuple(sensitivity),
         peaks=peaks(problem, commitments),

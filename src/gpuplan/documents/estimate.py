@@ -302,7 +302,13 @@ class ScalingGapDoc(Document):
     them; null without a job size."""
     within_range: bool | None
     causes: list[GapCauseDoc]
-    """Sized causes first, nearest the gap first (``fit``); then those the estimator does not model."""
+    """The likeliest first: the sized causes, nearest the gap first (``fit``), then those the
+    estimator does not model; but where the sized ones together come to less than half of the gap
+    (``sized_share_of_gap`` < 0.5), those not modelled first (any of them could account for all of
+    it), then the sized ones, nearest the gap first."""
+    sized_share_of_gap: float | None = None
+    """The share of the gap the sized causes come to together, at most: each one's ``share_of_gap``
+    up to 1, summed, up to 1 (they may overlap); null where none is sized or there is no gap."""
     faster_network: list[NetworkForStepDoc] = Field(default_factory=list)
     """A measured step shorter than the estimate's on a network nobody stated (a typical one assumed):
     the RDMA and the TCP rate between the nodes that give it; empty otherwise."""

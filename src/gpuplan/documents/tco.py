@@ -16,6 +16,7 @@ from gpuplan.vocab import PricingModel
 
 __all__ = [
     "TCO_SCHEMA_VERSION",
+    "TcoBreakEvenBasis",
     "TcoBreakEvenPrice",
     "TcoBudget",
     "TcoCommitment",
@@ -157,6 +158,31 @@ class TcoCommitment(DatedPrice):
     (partial upfront: the split between upfront and hourly is not published)."""
 
 
+class TcoBreakEvenBasis(Document):
+    """The on-demand price a break-even utilisation is figured against:
+    ``break_even = price_usd_per_gpu_hour of the commitment × term_factor / usd_per_gpu_hour_used``."""
+
+    demand: str
+    """The demand whose on-demand GPU-hour used is the cheapest of those the commitment may serve."""
+    provider: str
+    region: str
+    instance_type: str
+    price_usd_per_gpu_hour: float
+    """The on-demand offer's price per GPU-hour, USD, as the prices used show it."""
+    packing: float
+    """Paid GPU-hours per GPU-hour used: the whole instances a run takes (1: none idle)."""
+    billing: float
+    """Billed hours per paid hour: each run's hours rounded up to the offer's billing step."""
+    run_hours: float | None
+    """One run's paid hours (work and checkpoint writes), where ``billing`` rounds them; else null."""
+    usd_per_gpu_hour_used: float
+    """``price_usd_per_gpu_hour × packing × billing``: what a GPU-hour of the demand's work costs on
+    demand, the break-even's denominator."""
+    term_factor: float
+    """The commitment's months billed over the months of the horizon it serves (1 unless its term is
+    longer than the horizon and paid whole)."""
+
+
 class TcoBreakEvenPrice(DatedPrice):
     """The commitment offer a break-even utilisation is figured at, bought or not: a "pays off
     above this" or "never pays off" rests on its price, dated and sourced here."""
@@ -172,6 +198,8 @@ class TcoBreakEvenPrice(DatedPrice):
     """The commitment's price per GPU-hour (its monthly price / 730 / GPUs), USD."""
     break_even: float
     """``break_even_by_gpu[gpu][pricing]``: the share of its hours it must be busy to pay off."""
+    on_demand: TcoBreakEvenBasis | None = None
+    """The on-demand price the break-even is figured against, with what makes it up."""
     bought: bool
     """Whether the schedule commits to it (False: the verdict alone rests on it)."""
     """Where the offer's price comes from, as the catalog states it."""

@@ -53,7 +53,7 @@ from gpuplan.perf.memory import MemoryEstimate
 from gpuplan.perf.memory_margin import is_thin, thin_margin_words, usable_gib_words
 from gpuplan.perf.plausibility import Plausibility
 from gpuplan.perf.scaling import ScalingFigures
-from gpuplan.perf.scaling_gap import ScalingGap
+from gpuplan.perf.scaling_gap import MOST_OF_GAP, ScalingGap
 from gpuplan.perf.sweep import EstimateOutcome
 from gpuplan.profile.model import Profile
 from gpuplan.report.common import Widest, rate_label
@@ -893,30 +893,53 @@ def _gap_block(
                 line, _("That is within the estimate's 80 % range: it may be the estimate's own error.")
             )
         lines.append(line)
-        sized = [c for c in g.causes if c.extra_s is not None]
-        if sized:
-            lines.append(_("Most likely, by the estimate's own figures (nearest the gap first):"))
-            for i, c in enumerate(sized, 1):
-                # the sizing is the cause's own words: a rate for the network, a share for the others
-                lines.append(_("{i}. {words}. Check: {check}.").format(i=i, words=c.words, check=c.check))
-            explained = max(c.share_of_gap or 0.0 for c in sized)
-            if explained < 1.0:
-                lines.append(
-                    _(
-                        "None of these alone accounts for the whole gap (the largest, {share}); also "
-                        "possible:"
-                    ).format(share=format_percent(explained))
-                )
-            else:
-                lines.append(_("Also possible, not modelled (no figure ranks them):"))
-        else:
-            lines.append(
-                _("The estimate sizes no cause of it here; possible, not modelled (no figure ranks them):")
-            )
-        for c in g.causes:
-            if c.extra_s is None:
-                lines.append(_("- {words}. Check: {check}.").format(words=c.words, check=c.check))
+        lines += _causes_lines(g)
     return Text("\n".join(lines))
+
+
+def _causes_lines(g: ScalingGap) -> list[str]:
+    """The likely causes of ``g``'s gap in the order of ``g.causes``: the sized ones, nearest the gap
+    first, then those not modelled; where the sized ones together come to a small part of the gap,
+    those not modelled first (any could account for all of it) and the sized ones after, as small."""
+    sized = [
+        # the sizing is the cause's own words: a rate for the network, a share for the others
+        _("{i}. {words}. Check: {check}.").format(i=i, words=c.words, check=c.check)
+        for i, c in enumerate((c for c in g.causes if c.extra_s is not None), 1)
+    ]
+    unmodelled = [
+        _("- {words}. Check: {check}.").format(words=c.words, check=c.check)
+        for c in g.causes
+        if c.extra_s is None
+    ]
+    if not sized:
+        head = _("The estimate sizes no cause of it here; possible, not modelled (no figure ranks them):")
+        return [head, *unmodelled]
+    together = g.sized_share_of_gap or 0.0
+    if together < MOST_OF_GAP:
+        return [
+            _(
+                "The causes the estimate sizes come to {share} of the gap at most, together: most likely "
+                "it is one it does not model, each of which could account for all of it (no figure ranks "
+                "them):"
+            ).format(share=format_percent(together)),
+            *unmodelled,
+            _("Small, by the estimate's own figures (nearest the gap first):"),
+            *sized,
+        ]
+    explained = max(c.share_of_gap or 0.0 for c in g.causes)
+    tail = (
+        _("None of these alone accounts for the whole gap (the largest, {share}); also possible:").format(
+            share=format_percent(explained)
+        )
+        if explained < 1.0
+        else _("Also possible, not modelled (no figure ranks them):")
+    )
+    return [
+        _("Most likely, by the estimate's own figures (nearest the gap first):"),
+        *sized,
+        tail,
+        *unmodelled,
+    ]
 
 
 #: The rows whose checkpoint writes the line under the table spells out (the rest: --json).

@@ -15,7 +15,7 @@ from gpuplan.catalog.upfront import upfront_name
 from gpuplan.commit.api import DATA_COVERS
 from gpuplan.commit.crossings import places_abroad
 from gpuplan.documents.tco import TCO_SCHEMA_VERSION
-from gpuplan.i18n import N_, Money, _, format_age, format_number, format_percent
+from gpuplan.i18n import N_, Money, _, format_age, format_hours, format_number, format_percent
 from gpuplan.i18n.phrases import bracketed, item_list
 from gpuplan.i18n.places import UNSPECIFIED_REGION, place
 from gpuplan.i18n.sources import source_words
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
-    from gpuplan.commit.model import Demand, HeldOut, Peak, Schedule, SpotFallback
+    from gpuplan.commit.model import BreakEvenBasis, Demand, HeldOut, Peak, Schedule, SpotFallback
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
 
@@ -242,6 +242,7 @@ def _tco_data(report: TcoReport) -> dict[str, Any]:
                 "term_months": o.term_months,
                 "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
                 "break_even": round(s.break_even_by_gpu[g][p], 4),
+                "on_demand": _basis_doc(s.break_even_on_demand.get(g, {}).get(p)),
                 "bought": _break_even_only(report, o) is None,
                 **_price_fields(report, o),
             }
@@ -634,11 +635,14 @@ def summary_lines(report: TcoReport) -> list[str]:
                     "horizon; past_horizon: remaining_value counts the months after it as worth their price"
                 ).format(term=term, horizon=report.problem.horizon_months)
             pricing = f"{gpu} {_pricing(p)}" if several else _pricing(p)
-            lines.append(
-                _("Break-even utilisation, {pricing}: {share} of its hours ({verdict})").format(
-                    pricing=pricing, share=format_percent(be), verdict=verdict
-                )
+            line = _("Break-even utilisation, {pricing}: {share} of its hours ({verdict})").format(
+                pricing=pricing, share=format_percent(be), verdict=verdict
             )
+            basis = s.break_even_on_demand.get(gpu, {}).get(p)
+            offer = s.break_even_offers.get(gpu, {}).get(p)
+            if basis is not None and offer is not None:
+                line += _break_even_basis_words(report, offer, basis)
+            lines.append(line)
     for gpu, per in stale.items():
         for p, be in per.items():
             lines.append(
@@ -659,6 +663,66 @@ def summary_lines(report: TcoReport) -> list[str]:
         lines.append(peak_line(report, peak))
     lines += _sensitivity_lines(report)
     return lines
+
+
+def _basis_doc(basis: BreakEvenBasis | None) -> dict[str, Any] | None:
+    """The document's ``break_even_prices[].on_demand``: what the break-even is figured against."""
+    if basis is None:
+        return None
+    o = basis.offer
+    return {
+        "demand": basis.demand,
+        "provider": o.provider,
+        "region": o.region,
+        "instance_type": o.instance_type,
+        "price_usd_per_gpu_hour": round(o.usd_per_gpu_hour, 6),
+        "packing": round(basis.packing, 6),
+        "billing": round(basis.billing, 6),
+        "run_hours": None if basis.run_hours is None else round(basis.run_hours, 4),
+        "usd_per_gpu_hour_used": round(basis.usd_per_gpu_hour_used, 6),
+        "term_factor": round(basis.term_factor, 6),
+    }
+
+
+def _break_even_basis_words(report: TcoReport, offer: PricedOffer, basis: BreakEvenBasis) -> str:
+    """``: ¥22.84 a GPU-hour ÷ ¥38.04 a GPU-hour used on demand (cv-vitb-finetunes on
+    alibaba/cn-shenzhen ecs.gn7e-c16g1.4xlarge: ¥34.83 × 1.092, each run's 10.1 h billed as 11.0 h)``:
+    the prices a break-even is the quotient of, each as the prices used show it, and what makes the
+    on-demand one a GPU-hour of work (whole instances, runs billed in whole steps), so that the
+    figure can be reproduced."""
+    money = report.money
+    committed = _("{price} a GPU-hour").format(price=money.format(offer.usd_per_gpu_hour))
+    if abs(basis.term_factor - 1.0) > 1e-9:
+        committed = _("{price} × {factor} (the months billed over those of the horizon it serves)").format(
+            price=committed, factor=format_number(basis.term_factor, 3)
+        )
+    price = money.format(basis.offer.usd_per_gpu_hour)
+    factors = []
+    if basis.packing > 1.0 + 1e-9:
+        factors.append(_("× {factor}, whole instances").format(factor=format_number(basis.packing, 4)))
+    if basis.billing > 1.0 + 1e-9:
+        words = _("× {factor}, its runs' hours rounded up as billed").format(
+            factor=format_number(basis.billing, 4)
+        )
+        if basis.run_hours is not None:
+            words = _("× {factor}, each run's {hours} billed as {billed}").format(
+                factor=format_number(basis.billing, 4),
+                hours=format_hours(basis.run_hours),
+                billed=format_hours(basis.run_hours * basis.billing),
+            )
+        factors.append(words)
+    where = f"{place(basis.offer.provider, basis.offer.region)} {basis.offer.instance_type}"
+    if not factors:
+        return _(": {committed} ÷ {price} a GPU-hour on demand ({demand} on {offer})").format(
+            committed=committed, price=price, demand=basis.demand, offer=where
+        )
+    return _(": {committed} ÷ {used} a GPU-hour used on demand ({demand} on {offer}: {price})").format(
+        committed=committed,
+        used=money.format(basis.usd_per_gpu_hour_used),
+        demand=basis.demand,
+        offer=where,
+        price=" ".join([price, *factors]),
+    )
 
 
 def _stale_break_evens(report: TcoReport) -> dict[str, dict[str, float]]:
