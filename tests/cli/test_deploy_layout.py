@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+import yaml
 
 from gpuplan.cli.deploy_checks import Network, node_layout
+from one_line import answered
 
 #: (provider, instance type) -> (GPU, GPUs per instance), as Store.known_instances gives it.
 INSTANCES = {
@@ -102,3 +107,70 @@ def test_a_multi_node_aws_workload_deploys_on_its_efa_instance(
         pod = replica["template"]["spec"]
         assert pod["nodeSelector"]["node.kubernetes.io/instance-type"] == "p5.48xlarge"
         assert pod["containers"][0]["resources"]["limits"]["vpc.amazonaws.com/efa"] == 32
+
+
+def test_a_services_gpus_lie_one_replica_to_the_smallest_shape_that_holds_it() -> None:
+    from gpuplan.cli.deploy_checks import replica_layout
+
+    # 16 independent 1-GPU replicas: 16 nodes of 1, where a training job's 16 lie on 2 nodes of 8
+    assert replica_layout(INSTANCES, "H100-SXM", 16, "aws", 1) == (1, 16)
+    # a replica of 8 GPUs needs them in one node: the 8-GPU shape
+    assert replica_layout(INSTANCES, "H100-SXM", 16, "aws", 8) == (8, 2)
+    # no listed shape holds a replica of 2: laid out as a job is (node_layout)
+    assert replica_layout(INSTANCES, "H100-SXM", 4, "solo", 2) is None
+
+
+def test_the_smallest_host_that_holds_a_replicas_weights_is_chosen() -> None:
+    from gpuplan.cli.deploy_checks import Shape, smallest_shape
+
+    shapes = [
+        Shape("big", 32, 188.0),
+        Shape("small", 8, 30.0),
+        Shape("tiny", 4, 8.0),
+        Shape("odd", None, None),
+    ]
+    assert smallest_shape(shapes, 15.2) == "small"  # tiny's 8 GiB does not hold 15.2 GB of weights
+    assert smallest_shape(shapes, None) == "tiny"
+    assert smallest_shape([Shape("tiny", 4, 8.0)], 15.2) is None
+
+
+def test_a_service_from_its_workload_file_is_laid_out_as_its_plan_is(
+    tmp_path: Path, fresh_catalog: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 16 independent 1-GPU vLLM replicas on alibaba's A10s had been laid out as a training job, on
+    # 2 bare-metal nodes of 8 (ecs.ebmgn7ix.32xlarge), held to maxReplicaCount 16, where the plan
+    # of the same workload writes 16 × ecs.gn7i-c8g1.2xlarge, scaling to 32
+    monkeypatch.setenv("GPUPLAN_DB", str(fresh_catalog))
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "name: cs-bot\ntask: infer\nmodel: {preset: qwen2.5-7b}\ninputs: {batch_size: 16, seq_len: 1050}\n"
+        "precision: bf16\nserving: {requests_per_s: 40, min_replicas: 1, prompt_tokens: 800, "
+        'output_tokens: 250, engine: "vllm==0.8.5"}\n'
+    )
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        answered(
+            ["plan", str(job), "--gpus", "A10", "--providers", "alibaba", "--pricing", "on_demand", "--json"],
+            capsys,
+        )
+    )
+    placed = {"--provider": "alibaba", "--region": json.loads(plan.read_text())["recommended"]["region"]}
+    bounds = {}
+    for route, args in (
+        ("plan", [str(plan)]),
+        ("wl", [str(job), "--gpu", "A10", "--count", "16", *(x for kv in placed.items() for x in kv)]),
+    ):
+        out = tmp_path / route
+        answered(
+            ["deploy", *args, "-t", "k8s", "--autoscaler", "keda", "--image", "r/x:1", "-o", str(out)], capsys
+        )
+        deployment = yaml.safe_load_all((out / "k8s" / "deployment.yaml").read_text())
+        pod = next(d for d in deployment if d and d["kind"] == "Deployment")
+        scaled = yaml.safe_load((out / "k8s" / "keda-scaledobject.yaml").read_text())["spec"]
+        bounds[route] = (
+            pod["spec"]["replicas"],
+            pod["spec"]["template"]["spec"]["nodeSelector"]["node.kubernetes.io/instance-type"],
+            scaled["minReplicaCount"],
+            scaled["maxReplicaCount"],
+        )
+    assert bounds["wl"] == bounds["plan"] == (16, "ecs.gn7i-c8g1.2xlarge", 1, 32), bounds

@@ -11,6 +11,7 @@ import pytest
 from plan_helpers import aws_costs, offer
 from rich.console import Console
 
+from gpuplan.i18n import use_language
 from gpuplan.plan import Constraints, CostFacts, EstimateKey, EstimateRow, JobFacts, OfferTable, plan_offers
 from gpuplan.plan.spot import service_spot
 from gpuplan.report.plan import option_json, plan_view
@@ -143,10 +144,17 @@ def test_the_spare_is_reclaimed_too_and_its_reclaims_are_counted_in_the_line() -
     out = io.StringIO()
     Console(file=out, width=200, color_system=None).print(plan_view(plan))
     text = " ".join(out.getvalue().split())
+    # the time between reclaims is all the instances', said with their count (it had stood beside the
+    # spare's: "0.05 of them the spare's (one every 296.5 d)")
     assert (
-        "spot: 0.10 reclaims a month, 0.05 of them the spare's (one every 296.5 d); each of a serving "
+        "spot: 0.10 reclaims a month (one every 296.5 d), 0.05 of them the spare's; each of a serving "
         "instance takes 2 replicas down for 12 min"
     ) in text
+    with use_language("zh"):
+        out = io.StringIO()
+        Console(file=out, width=200, color_system=None).print(plan_view(plan))
+    zh = "".join(out.getvalue().split())
+    assert "抢占式：每月回收0.10次（平均每296.5天一次），其中备用实例0.05次；" in zh, zh
     assert "the spare's takes none (a replacement is started)" in text
 
 

@@ -124,6 +124,53 @@ def node_layout(
     return per_node, nodes
 
 
+def replica_layout(
+    instances: Instances, gpu: str, count: int, provider: str | None, replica_gpus: int
+) -> tuple[int, int] | None:
+    """A service's ``count`` GPUs as (GPUs per node, nodes), the way ``gpuplan plan`` lays out its
+    replicas: each replica (``replica_gpus``, its tensor × pipeline split) is a server of its own
+    that shares no traffic with the others, so its GPUs need only lie in one node, and the node is
+    the smallest instance shape of ``gpu`` (``provider``'s, else any provider's) that holds whole
+    replicas and a whole number of which makes ``count`` (16 × A10 on a provider with 1-GPU
+    instances: 16 nodes of 1, where a training job's 16 lie on 2 nodes of 8). None where no listed
+    shape does (or the catalog lists none of ``gpu``): :func:`node_layout` lays them out and says
+    why."""
+    scoped = provider if provider and node_counts(instances, gpu, provider) else None
+    fits = [c for c in node_counts(instances, gpu, scoped) if c % replica_gpus == 0 and count % c == 0]
+    if not fits:
+        return None
+    return fits[0], count // fits[0]
+
+
+class Shape(NamedTuple):
+    """An instance type the catalog lists, with its host as it lists it (None: not listed)."""
+
+    instance_type: str
+    vcpus: float | None
+    memory_gib: float | None
+
+
+def smallest_shape(shapes: Sequence[Shape], weights_gb: float | None) -> str | None:
+    """The instance type of ``shapes`` (one provider's of one GPU count, in the region where one was
+    named) a service's replica runs on, as ``gpuplan plan`` chooses one: the smallest host (fewest
+    vCPUs, then least memory) whose memory holds the replica's weights (``weights_gb``, which its
+    engine loads through host memory: ``plan/host_memory.py``; None: not known, not checked). A
+    host the catalog does not state comes after every stated one (unknown is never the best case).
+    None where none is listed, or none holds the weights."""
+    held = [
+        s
+        for s in shapes
+        if weights_gb is None or s.memory_gib is None or s.memory_gib * 2**30 >= weights_gb * 1e9
+    ]
+    if not held:
+        return None
+
+    def size(s: Shape) -> tuple[bool, float, bool, float, str]:
+        return (s.vcpus is None, s.vcpus or 0.0, s.memory_gib is None, s.memory_gib or 0.0, s.instance_type)
+
+    return min(held, key=size).instance_type
+
+
 def only_shape(instances: Instances, gpu: str, per_node: int, provider: str | None) -> str | None:
     """The one instance type of ``provider`` that holds ``per_node`` × ``gpu``, or None where the
     provider is not named, or lists none or several: a workload file's nodes are then that

@@ -244,6 +244,7 @@ def deploy(
     # The catalog's instance types: a workload's layout on nodes, a plan's instance checked.
     instances = _catalog_instances(ctx)
     per_node, nodes, instance_type = count, 1, None
+    served_layout: tuple[int, int, str | None] | None = None  # a service's, laid out per replica
     if not is_plan and gpu and instances is not None:
         from gpuplan.catalog.providers import PROVIDERS
         from gpuplan.cli.deploy_checks import node_layout, only_shape
@@ -251,10 +252,16 @@ def deploy(
 
         # Names checked here as load_spec checks them (one line, "did you mean"), before the layout.
         cast_provider = PROVIDERS.cast(provider) if provider is not None else None
-        per_node, nodes = node_layout(
-            instances, get_gpu(gpu).id, count, cast_provider, networks=lambda g: _catalog_networks(ctx, g)
+        served_layout = _service_layout(
+            ctx, read_first, instances, get_gpu(gpu).id, count, cast_provider, region
         )
-        if nodes > 1:
+        if served_layout is not None:
+            per_node, nodes, instance_type = served_layout
+        else:
+            per_node, nodes = node_layout(
+                instances, get_gpu(gpu).id, count, cast_provider, networks=lambda g: _catalog_networks(ctx, g)
+            )
+        if nodes > 1 and served_layout is None:
             # several nodes of the provider's one shape of that size: that instance, whose network
             # (EFA on AWS) the launch files ask for and whose node label the manifests select
             instance_type = only_shape(instances, get_gpu(gpu).id, per_node, cast_provider)
@@ -288,7 +295,14 @@ def deploy(
     spec = planned.with_serving(
         gpu_utilization_target=utilization_target, share_gpu=share_gpu, mig_profile=mig_profile
     )
-    if not is_plan and nodes > 1 and spec.provider and spec.instance_type and spec.gpu:
+    if (
+        not is_plan
+        and nodes > 1
+        and served_layout is None
+        and spec.provider
+        and spec.instance_type
+        and spec.gpu
+    ):
         spec = _with_unlisted_network(ctx, spec)
     if instances is not None:
         # whether a replica smaller than the priced instance has an instance of its own size to run on
@@ -700,6 +714,96 @@ def _check_code_plan_fit(
         profile=cached,
         count_given=count_given,
     )[1]
+
+
+def _service_layout(
+    ctx: typer.Context,
+    read: tuple[Workload, Profile | None] | None,
+    instances: Instances,
+    gpu: str,
+    count: int,
+    provider: str | None,
+    region: str | None,
+) -> tuple[int, int, str | None] | None:
+    """A workload file's service on ``count`` × ``gpu`` as (GPUs per node, nodes, instance type),
+    laid out per replica as ``gpuplan plan`` lays a service out
+    (:func:`~gpuplan.cli.deploy_checks.replica_layout`), on the smallest instance of the provider
+    (in ``region`` where named) that holds one replica's weights
+    (:func:`~gpuplan.cli.deploy_checks.smallest_shape`; None: no provider named, or none listed),
+    with a note on stderr where it spans several nodes. None for a training job or a batch job
+    (laid out as one job: :func:`~gpuplan.cli.deploy_checks.node_layout`), or where the catalog
+    lists no shape of whole replicas that makes ``count``."""
+    from gpuplan.cli.deploy_checks import replica_layout
+
+    if read is None:
+        return None
+    workload = read[0]
+    if workload.task != "infer" or workload.serving is None:
+        return None
+    layout = replica_layout(
+        instances, gpu, count, provider, workload.tensor_parallel * workload.pipeline_parallel
+    )
+    if layout is None:
+        return None
+    per_node, nodes = layout
+    instance = None if provider is None else _replica_instance(ctx, read, gpu, per_node, provider, region)
+    if nodes > 1:
+        where = (
+            _(
+                ", {instance} (the smallest {provider} instance of that size that holds a replica's weights)"
+            ).format(instance=instance, provider=provider)
+            if instance
+            else ""
+        )
+        line = ngettext(
+            "note: {count} x {gpu} laid out as {nodes} nodes of {per_node} GPU{where}: a service's replicas "
+            "share no traffic, so each needs its own GPUs in one node only, as `gpuplan plan` lays them out",
+            "note: {count} x {gpu} laid out as {nodes} nodes of {per_node} GPUs{where}: a service's replicas "
+            "share no traffic, so each needs its own GPUs in one node only, as `gpuplan plan` lays them out",
+            per_node,
+        )
+        typer.echo(line.format(count=count, gpu=gpu, nodes=nodes, per_node=per_node, where=where), err=True)
+    return per_node, nodes, instance
+
+
+def _replica_instance(
+    ctx: typer.Context,
+    read: tuple[Workload, Profile | None],
+    gpu: str,
+    per_node: int,
+    provider: str,
+    region: str | None,
+) -> str | None:
+    """The instance type a service's node of ``per_node`` × ``gpu`` is on ``provider`` (in
+    ``region`` where named): :func:`~gpuplan.cli.deploy_checks.smallest_shape` of the catalog's
+    offers, held to one replica's weights as the plan stores them (a preset's traced here, as the
+    fit check traces it; the user's own code only from its cached trace). None where the catalog
+    cannot be opened or lists none."""
+    from gpuplan.catalog.open_catalog import open_store
+    from gpuplan.cli._profiles import load_profile
+    from gpuplan.cli._settings import settings
+    from gpuplan.cli.deploy_checks import Shape, cached_profile, smallest_shape
+    from gpuplan.deploy.spec import replica_weights
+    from gpuplan.errors import StoreError
+
+    workload, prof = read
+    db = settings(ctx).db
+    if prof is None:
+        prof = load_profile(workload, db) if workload.model.python is None else cached_profile(db, workload)
+    stored = replica_weights(prof, workload) if prof is not None else None
+    weights_gb = stored.gb if stored is not None else None
+    try:
+        store = open_store(db)
+    except StoreError:
+        return None
+    try:
+        offers = store.offers(
+            gpu=gpu, count=per_node, provider=provider, region=region, include_unpriced=True
+        )
+    finally:
+        store.close()
+    shapes = {o.instance_type: Shape(o.instance_type, o.vcpus, o.memory_gib) for o in offers}
+    return smallest_shape(list(shapes.values()), weights_gb)
 
 
 def _catalog_instances(ctx: typer.Context) -> Instances | None:

@@ -137,6 +137,7 @@ __all__ = [
     "plan_money",
     "refuse_declared_provider",
     "refuse_without_kubernetes",
+    "replica_weights",
     "short_errors",
     "sizing_lengths",
     "spare_words",
@@ -158,6 +159,7 @@ K8S_FIELDS: Mapping[str, str] = MappingProxyType(
 if TYPE_CHECKING:
     from gpuplan.profile.model import Profile
     from gpuplan.workload import Workload
+    from gpuplan.workload.stored_weights import StoredWeights
 
 
 #: Plan files deploy reads: the current version, 5 (whose storage prices the bytes stored, not the
@@ -584,14 +586,16 @@ class LaunchSpec(BaseModel):
 
     def with_peak_fleet(self, fleet: PeakFleet | None) -> LaunchSpec:
         """A workload file's service whose serving block gives no ``max_replicas``, scaling to
-        ``fleet``, the replicas ``gpuplan plan`` sizes for its peak (never below those it starts),
-        in place of room to double the GPUs given: a service started on one GPU had been written
-        ``maxReplicas: 2`` where its peak needed 7. Unchanged for a plan, a block that gives its
-        own, or where no fleet is known (None)."""
+        ``fleet``, the replicas ``gpuplan plan`` sizes for its peak, where that is above the room to
+        double the replicas started that a plan's autoscaler has: a service started on one GPU had
+        been written ``maxReplicas: 2`` where its peak needed 7. Room to double stays where the
+        fleet is within it, as the plan's route writes it for the same replicas (16 replicas that
+        carry the peak had been held to 16, where the plan's 16 scale to 32). Unchanged for a plan,
+        a block that gives its own, or where no fleet is known (None)."""
         serving = self.serving
         if fleet is None or self.planned or serving is None or not serving.ceiling_from_start:
             return self
-        most = min(MAX_REPLICAS, max(serving.launch_replicas, fleet.replicas))
+        most = min(MAX_REPLICAS, max(serving.max_replicas, serving.launch_replicas, fleet.replicas))
         served = serving.model_copy(update={"max_replicas": most})
         return self.model_copy(update={"serving": served, "peak_fleet": fleet})
 
@@ -648,25 +652,19 @@ class LaunchSpec(BaseModel):
         stored_weights.stored_weights`: in the dtype the checkpoint names, else at fp32 or as traced,
         the larger), as the plan counts one replica's; unchanged where the profile counts none. The
         command line and the service's deploy both set them here."""
-        from gpuplan.workload.stored_weights import stored_weights
-
-        traced_gb = (traced.peak.parameters_bytes + traced.peak.buffers_bytes) / 1e9
-        if traced_gb <= 0:
+        stored = replica_weights(traced, workload)
+        if stored is None:
             return self
-        stored = stored_weights(workload, traced.params, traced_gb)
         return self.with_weights_gb(stored.gb, stored.dtype)
 
     def with_priced_weights_of(self, traced: Profile, workload: Workload | None) -> LaunchSpec:
         """A copy that knows one replica's weights as the plan counts them for its start-up
         (:attr:`priced_weights_gb`, as :meth:`with_weights_of` counts them), its disk, probes and
         downloads unchanged: for a replica that downloads none itself (serve.py)."""
-        from gpuplan.workload.stored_weights import stored_weights
-
-        traced_gb = (traced.peak.parameters_bytes + traced.peak.buffers_bytes) / 1e9
-        if traced_gb <= 0:
+        stored = replica_weights(traced, workload)
+        if stored is None:
             return self
-        gb = stored_weights(workload, traced.params, traced_gb).gb
-        return LaunchSpec.model_validate({**self.model_dump(), "priced_weights_gb": gb})
+        return LaunchSpec.model_validate({**self.model_dump(), "priced_weights_gb": stored.gb})
 
     @property
     def start_up_weights_gb(self) -> float | None:
@@ -1014,6 +1012,18 @@ class LaunchSpec(BaseModel):
         # the disk holds the dataset, as the plan's route sizes it (its checkpoints once traced:
         # with_checkpoint_of); too large a one is refused here as there
         return spec.model_copy(update={"disk_size_gb": launch_disk_gb(stored_gb(spec.dataset_gb))})
+
+
+def replica_weights(traced: Profile, workload: Workload | None) -> StoredWeights | None:
+    """The weights one replica of ``workload`` (traced as ``traced``; None: not read) loads, as its
+    checkpoint stores them (:func:`~gpuplan.workload.stored_weights.stored_weights`), as the plan
+    counts one replica's; None where the profile counts none."""
+    from gpuplan.workload.stored_weights import stored_weights
+
+    traced_gb = (traced.peak.parameters_bytes + traced.peak.buffers_bytes) / 1e9
+    if traced_gb <= 0:
+        return None
+    return stored_weights(workload, traced.params, traced_gb)
 
 
 def _option_words(option: dict[str, Any]) -> str:
@@ -1581,9 +1591,9 @@ def peak_ceiling_words(spec: LaunchSpec) -> str | None:
 
 def peak_fleet_words(spec: LaunchSpec) -> str | None:
     """The README's sentence on where a workload file's autoscaler ceiling comes from: the fleet
-    ``gpuplan plan`` sizes for the service's peak (:meth:`LaunchSpec.with_peak_fleet`), or, where
-    the estimate sized none, room to double the GPUs given. None for a plan, or a serving block that
-    gives its own ``max_replicas``."""
+    ``gpuplan plan`` sizes for the service's peak (:meth:`LaunchSpec.with_peak_fleet`), or room to
+    double the replicas of the GPUs given, where the fleet is within it or the estimate sized none.
+    None for a plan, or a serving block that gives its own ``max_replicas``."""
     serving = spec.serving
     if spec.planned or serving is None or not serving.ceiling_from_start:
         return None
@@ -1594,29 +1604,28 @@ def peak_fleet_words(spec: LaunchSpec) -> str | None:
             "(--count): gpuplan's estimate sized no fleet for this service's load. `gpuplan plan` sizes "
             "one; set serving.max_replicas in the workload to choose it."
         ).format(most=serving.max_replicas)
-    words = _(
+    fields = {
+        "most": serving.max_replicas,
+        "gpu": fleet.gpu,
+        "rate": f"{fleet.requests_per_s:g}",
+        "capacity": f"{fleet.replica_capacity_requests_per_s:.3g}",
+        "pct": f"{TARGET_UTILISATION * 100:.0f}",
+    }
+    if serving.max_replicas > fleet.replicas:
+        return _(
+            "The autoscaler's maxReplicas, {most}, is room to double the {n} replicas of the GPUs given "
+            "(--count), as a plan's autoscaler has for the replicas it priced: {fleet} replicas carry "
+            "the service's {rate} requests/s peak on {gpu} (serving.requests_per_s) by gpuplan's "
+            "estimate, each loaded to at most {pct} % of the {capacity} requests/s one carries at full "
+            "load. Set serving.max_replicas in the workload to hold it lower."
+        ).format(n=serving.launch_replicas, fleet=fleet.replicas, **fields)
+    return _(
         "The autoscaler's maxReplicas, {most}, is the fleet `gpuplan plan` sizes for the service's "
         "peak on {gpu}, by gpuplan's estimate: {n} replicas carry its {rate} requests/s "
         "(serving.requests_per_s), each loaded to at most {pct} % of the {capacity} requests/s one "
         "carries at full load (more where the workload's latency targets need them). Set "
         "serving.max_replicas in the workload to scale higher."
-    ).format(
-        most=serving.max_replicas,
-        gpu=fleet.gpu,
-        n=fleet.replicas,
-        rate=f"{fleet.requests_per_s:g}",
-        capacity=f"{fleet.replica_capacity_requests_per_s:.3g}",
-        pct=f"{TARGET_UTILISATION * 100:.0f}",
-    )
-    if serving.max_replicas > fleet.replicas:
-        words = sentences(
-            words,
-            _(
-                "It starts the {n} replicas of the GPUs given (--count), more than that fleet, and "
-                "scales no higher."
-            ).format(n=serving.max_replicas),
-        )
-    return words
+    ).format(n=fleet.replicas, **fields)
 
 
 def latency_share_words(share: float) -> str | None:

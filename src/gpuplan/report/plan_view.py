@@ -719,17 +719,18 @@ def spot_lines(o: Option) -> list[str]:
 
 
 def service_spot_lines(o: Option) -> list[str]:
-    """What spot reclaims cost a service, in words: its availability (reclaims a month, the spare's
-    among them, the replicas each other takes down and for how long, the time below its replica
-    count — where its fleet follows its day, below the replicas the hour needs) and the spare its
-    price includes, with the time the target is still missed."""
+    """What spot reclaims cost a service, in words: its availability (reclaims a month and the time
+    between them, all its instances', the spare's among them, the replicas each other takes down and
+    for how long, the time below its replica count — where its fleet follows its day, below the
+    replicas the hour needs) and the spare its price includes, with the time the target is still
+    missed."""
     assert o.spot is not None and o.spot.service is not None
     s = o.spot.service
     reclaim = ngettext(
-        "spot: {n} reclaims a month, {spare} of them the spare's (one every {mtbi}); each of a serving "
+        "spot: {n} reclaims a month (one every {mtbi}), {spare} of them the spare's; each of a serving "
         "instance takes {k} replica down for {minutes} min ({how}); the spare's takes none (a "
         "replacement is started)",
-        "spot: {n} reclaims a month, {spare} of them the spare's (one every {mtbi}); each of a serving "
+        "spot: {n} reclaims a month (one every {mtbi}), {spare} of them the spare's; each of a serving "
         "instance takes {k} replicas down for {minutes} min ({how}); the spare's takes none (a "
         "replacement is started)",
         s.replicas_per_reclaim,
