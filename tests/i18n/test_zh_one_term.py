@@ -1,6 +1,8 @@
 """The Chinese messages call one thing by one name: on-demand capacity is 按量付费 (按量 for short),
 as the clouds' own consoles and the pricing-model column say it; tco's "全按需总额" beside "全部按量付费"
-read as two kinds of capacity. 按需 is left where it means "as needed"."""
+read as two kinds of capacity. 按需 is left where it means "as needed". A job's time is 任务用时, as
+estimate's table heads its column (and a job's length 任务时长): the line under the table had said
+"按实测速率，作业耗时 …" of the same figure."""
 
 from __future__ import annotations
 
@@ -30,4 +32,14 @@ def _messages() -> list[tuple[str, tuple[str, ...]]]:
 
 def test_no_chinese_message_calls_on_demand_by_another_name() -> None:
     other = [en[:60] for en, zh in _messages() if _ON_DEMAND.search(en) and any("按需" in s for s in zh if s)]
+    assert other == [], other
+
+
+def test_no_chinese_message_calls_the_jobs_time_by_another_name() -> None:
+    other = [
+        (en[:60], word)
+        for en, zh in _messages()
+        for word in ("作业耗时", "作业时间", "作业时长", "作业的时长", "作业的用时", "作业的时间")
+        if any(word in s for s in zh if s)
+    ]
     assert other == [], other
