@@ -967,8 +967,9 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
         # The peak's tokens all month are the most the month can have: the figure is a floor.
         words = _(
             "Cost per million tokens: at least {output} per million output tokens, {all} per million "
-            "prompt and output tokens (the all-in cost over the tokens of the request rate all month, the "
-            "most there can be: give serving.mean_requests_per_s, the mean load, for the figure itself)"
+            "prompt and output tokens (lower bounds: the all-in cost spread over the tokens of the peak "
+            "rate, serving.requests_per_s, held every hour served; the month serves no more, so a million "
+            "cost no less. Give serving.mean_requests_per_s, the mean load, for the figures themselves)"
         ).format(output=output, all=both)
     return [Text(words)]
 
@@ -982,9 +983,10 @@ _PER_THOUSAND = {
             "the mean load (serving.mean_requests_per_s), one image a request, in the month billed)"
         ),
         N_(
-            "Cost per 1,000 images: at least {cost} (the all-in cost over the images of the request rate "
-            "all month, one image a request, the most there can be: give serving.mean_requests_per_s, "
-            "the mean load, for the figure itself)"
+            "Cost per 1,000 images: at least {cost} (a lower bound: the all-in cost spread over the images "
+            "of the peak rate, serving.requests_per_s, held every hour served, one image a request; the "
+            "month serves no more, so 1,000 cost no less. Give serving.mean_requests_per_s, the mean "
+            "load, for the figure itself)"
         ),
     ),
     "requests": (
@@ -993,9 +995,10 @@ _PER_THOUSAND = {
             "the mean load (serving.mean_requests_per_s), one forward pass a request, in the month billed)"
         ),
         N_(
-            "Cost per 1,000 requests: at least {cost} (the all-in cost over the request rate all month, one "
-            "forward pass a request, the most there can be: give serving.mean_requests_per_s, the mean "
-            "load, for the figure itself)"
+            "Cost per 1,000 requests: at least {cost} (a lower bound: the all-in cost spread over the "
+            "requests of the peak rate, serving.requests_per_s, held every hour served, one forward pass "
+            "a request; the month serves no more, so 1,000 cost no less. Give "
+            "serving.mean_requests_per_s, the mean load, for the figure itself)"
         ),
     ),
 }
