@@ -356,7 +356,7 @@ PRICING_RULES: Mapping[str, PricingRule] = {
 
 
 def pricing_name(code: str) -> str:
-    """How tables name a pricing model, in the user's language (``on_demand`` → ``按需``); an
+    """How tables name a pricing model, in the user's language (``on_demand`` → ``按量付费``); an
     unknown code as it is."""
     rule = PRICING_RULES.get(code)
     return _(rule.name) if rule else code

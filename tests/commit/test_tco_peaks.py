@@ -210,3 +210,9 @@ def test_the_peak_line_says_the_hours_bought_by_the_hour_are_not_all_at_the_peak
         line = peak_line(report, s.peaks[0])
     assert line.startswith("Peak 36 × G at once in 2027-01: 12 committed; more bought by the hour in 180 h")
     assert "of the month, up to 24 at once (demands of a month" in line
+    # in Chinese the GPUs are counted with one measure word, as the head counts them (it had said
+    # "峰值同时需要 36 张 G：12 个为承诺容量…同时最多 24 个")
+    with use_language("zh"):
+        zh = peak_line(report, s.peaks[0])
+    assert zh.startswith("2027-01 峰值同时需要 36 张 G：12 张为承诺容量；") and "同时最多 24 张" in zh, zh
+    assert "个" not in zh, zh

@@ -104,3 +104,24 @@ def test_spot_with_no_fallback_is_unknown_not_zero() -> None:
     assert any("If spot capacity cannot be had: total at least $2,400" in x for x in lines)
     assert any("unknown whether within it if spot cannot be had" in x for x in lines)
     assert tco_json(report)["against_budget_usd"]["within_without_spot"] is None
+
+
+def test_two_fallbacks_are_joined_as_clauses_of_the_readers_language() -> None:
+    # a Chinese line had joined them with an ASCII "; " ("…，¥37,179; cv-resnet50-train 按量使用 …")
+    from gpuplan.i18n import use_language
+
+    tune = Demand(name="finetune", gpu="L40S", gpu_hours=(500.0,) * 2 + (0.0,) * (H - 2), interruptible=True)
+    offers = (
+        L4,
+        SPOT,
+        _offer("H100-SXM", "on_demand", 6.0),
+        _offer("L40S", "spot", 0.5, interruptions_per_hour=0.001),
+        _offer("L40S", "on_demand", 1.5),
+    )
+    report = _report(DEMO, PRE, tune, offers=offers)
+    assert len(report.schedule.spot_fallbacks) == 2
+    en = next(x for x in summary_lines(report) if x.startswith("If spot capacity cannot be had"))
+    assert "on demand, $18,000; finetune on L40S on demand, $1,500" in en, en
+    with use_language("zh"):
+        zh = next(x for x in summary_lines(report) if x.startswith("若抢占式容量无法获得"))
+    assert "¥" not in zh and "; " not in zh and "$18,000；finetune " in zh, zh

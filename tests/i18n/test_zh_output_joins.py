@@ -45,6 +45,17 @@ def test_a_chinese_word_put_into_a_chinese_message_takes_no_space_and_a_latin_on
         )
 
 
+def test_the_lengths_a_simulation_is_on_keep_a_space_before_a_latin_word() -> None:
+    # deploy's note had read "模拟的数字基于serving 块中的请求长度": the message had no space before
+    # {lengths}, which begins with a Latin word (serving) or a Chinese one (轨迹)
+    with use_language("zh"):
+        on = _("; the simulation's figure is on {lengths}")
+        serving = on.format(lengths=_("the serving block's request lengths, every request at them"))
+        trace = on.format(lengths=_("the request lengths of trace {trace}").format(trace="evening.csv"))
+    assert serving.startswith("；模拟的数字基于 serving 块中的请求长度"), serving
+    assert trace.startswith("；模拟的数字基于轨迹 evening.csv 的请求长度"), trace
+
+
 def test_simulate_share_in_chinese_names_whole_gpus_and_its_sources_in_chinese(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -233,3 +233,19 @@ def test_a_served_model_with_no_stack_settings_is_on_the_stock_stack() -> None:
     assert served.cuda_graphs and served.as_level() is None  # as a training stack would be read
     assert stack_words(served, images=False, training=False).startswith("stock PyTorch;")
     assert stack_json(served, training=False).level == "stock"
+
+
+def test_the_stack_in_words_says_whether_cuda_graphs_are_used_in_either_language() -> None:
+    # A Chinese line had said "…；eager 模式；CUDA 图" for a stack with graphs (and "无 CUDA 图" for
+    # one without): a bare noun among "无…" read as neither "with" nor "without"
+    from gpuplan.i18n import use_language
+    from gpuplan.report.stack import stack_words
+
+    served = _w(task="infer", **_SERVED).software_stack
+    trained = _w().software_stack
+    assert served.cuda_graphs and not trained.cuda_graphs
+    assert stack_words(served, images=False, training=False).endswith("; eager; with CUDA graphs")
+    assert stack_words(trained, images=False).endswith("; eager; no CUDA graphs")
+    with use_language("zh"):
+        assert stack_words(served, images=False, training=False).endswith("；eager 模式；使用 CUDA 图")
+        assert stack_words(trained, images=False).endswith("；eager 模式；不使用 CUDA 图")

@@ -269,7 +269,7 @@ def _scope(provider: str, family: str) -> str:
 
 
 def _models(codes: Sequence[str]) -> str:
-    """Pricing models named as tables name them (``on_demand, spot``; 按需、竞价)."""
+    """Pricing models named as tables name them (``on_demand, spot``; 按量付费、抢占式)."""
     from gpuplan.i18n.phrases import item_list
     from gpuplan.vocab import pricing_name
 

@@ -164,4 +164,4 @@ def host_ram_note(ctx: PlanContext, feasible: np.ndarray, ranked: list[Option]) 
                 shown="" if shown else _(", none in the top list"),
             )
         )
-    return "; ".join(parts) or None
+    return _("; ").join(parts) or None

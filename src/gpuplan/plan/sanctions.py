@@ -94,7 +94,7 @@ def sanctions_note(options: Sequence[Option]) -> str:
         pages.extend(p for p in o.sanctions if p not in pages)
     if not places:
         return ""
-    named = ", ".join(
+    named = item_list(
         _(
             "{country} (only its occupied regions are restricted; the catalog does not say where in it the "
             "host is)"
@@ -109,4 +109,4 @@ def sanctions_note(options: Sequence[Option]) -> str:
         "need a licence, depending on who pays and what is sent. gpuplan does not judge this and this "
         "is not legal advice: ask whoever handles your export compliance. See {pages}; {eu_map}. To keep "
         "them out, plan with --countries (for example --countries US,EU)"
-    ).format(places=item_list(places), countries=named, pages="; ".join(pages), eu_map=EU_MAP)
+    ).format(places=item_list(places), countries=named, pages=_("; ").join(pages), eu_map=EU_MAP)

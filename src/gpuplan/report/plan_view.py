@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from rich.text import Text
 
+from gpuplan.bounded import printable
 from gpuplan.catalog.dates import launch_bound
 from gpuplan.catalog.region_countries import name_country
 from gpuplan.hardware import launch_month
@@ -22,6 +23,7 @@ from gpuplan.i18n import N_, _, current_money, format_percent, money, ngettext
 from gpuplan.i18n.numbers import format_minutes
 from gpuplan.i18n.phrases import item_list
 from gpuplan.i18n.places import place
+from gpuplan.i18n.sources import source_words
 from gpuplan.perf.memory_margin import over_at_estimate_words
 from gpuplan.plan.border import border_cell, country_cell
 from gpuplan.plan.hosts import host_cell
@@ -404,8 +406,9 @@ def stale_warning(plan: Plan) -> str:
 
 
 def price_words(o: Option) -> str:
-    """The price of an option with its date, age, confidence and source; a zone's own price names its
-    zone, which a launch must pick to pay it: spot prices are set per zone (the shipped catalog's
+    """The price of an option with its date, age, confidence and source (gpuplan's own words in the
+    source in the reader's language, as tco says them); a zone's own price names its zone, which a
+    launch must pick to pay it: spot prices are set per zone (the shipped catalog's
     Alibaba ecs.gn7i-c32g1.32xlarge spot stands at 0.97 USD/h in cn-guangzhou-b and 2.29 in
     cn-guangzhou-a: tools/skypilot_fork/alicloud_v8_vms_cn.csv, lines 74 and 65)."""
     fields = {
@@ -413,7 +416,7 @@ def price_words(o: Option) -> str:
         "date": o.as_of.replace("/", "–") or "?",
         "age": age_text(o) or "?",
         "confidence": confidence_name(o.confidence),
-        "source": o.price_source,
+        "source": source_words(printable(o.price_source)),
     }
     words = (
         _(
@@ -965,8 +968,9 @@ def _per_million_tokens(plan: Plan) -> list[Any]:
         # The peak's tokens all month are the most the month can have: the figure is a floor.
         words = _(
             "Cost per million tokens: at least {output} per million output tokens, {all} per million "
-            "prompt and output tokens (the all-in cost over the tokens of the request rate all month, the "
-            "most there can be: give serving.mean_requests_per_s, the mean load, for the figure itself)"
+            "prompt and output tokens (lower bounds: the all-in cost spread over the tokens of the peak "
+            "rate, serving.requests_per_s, held every hour served; the month serves no more, so a million "
+            "cost no less. Give serving.mean_requests_per_s, the mean load, for the figures themselves)"
         ).format(output=output, all=both)
     return [Text(words)]
 
@@ -980,9 +984,10 @@ _PER_THOUSAND = {
             "the mean load (serving.mean_requests_per_s), one image a request, in the month billed)"
         ),
         N_(
-            "Cost per 1,000 images: at least {cost} (the all-in cost over the images of the request rate "
-            "all month, one image a request, the most there can be: give serving.mean_requests_per_s, "
-            "the mean load, for the figure itself)"
+            "Cost per 1,000 images: at least {cost} (a lower bound: the all-in cost spread over the images "
+            "of the peak rate, serving.requests_per_s, held every hour served, one image a request; the "
+            "month serves no more, so 1,000 cost no less. Give serving.mean_requests_per_s, the mean "
+            "load, for the figure itself)"
         ),
     ),
     "requests": (
@@ -991,9 +996,10 @@ _PER_THOUSAND = {
             "the mean load (serving.mean_requests_per_s), one forward pass a request, in the month billed)"
         ),
         N_(
-            "Cost per 1,000 requests: at least {cost} (the all-in cost over the request rate all month, one "
-            "forward pass a request, the most there can be: give serving.mean_requests_per_s, the mean "
-            "load, for the figure itself)"
+            "Cost per 1,000 requests: at least {cost} (a lower bound: the all-in cost spread over the "
+            "requests of the peak rate, serving.requests_per_s, held every hour served, one forward pass "
+            "a request; the month serves no more, so 1,000 cost no less. Give "
+            "serving.mean_requests_per_s, the mean load, for the figure itself)"
         ),
     ),
 }

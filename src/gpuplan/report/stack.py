@@ -99,7 +99,7 @@ def stack_words(
     if tensor_parallel:
         parts.append(_(_TP_PLAN[stack.tensor_parallel_plan]))
     parts.append(_("torch.compile") if stack.compile else _("eager"))
-    parts.append(_("CUDA graphs") if stack.cuda_graphs else _("no CUDA graphs"))
+    parts.append(_("with CUDA graphs") if stack.cuda_graphs else _("no CUDA graphs"))
     return _("; ").join(parts)
 
 

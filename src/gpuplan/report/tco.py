@@ -415,7 +415,7 @@ def _partial_baseline_line(report: TcoReport) -> str:
     never the unknown counted as 0."""
     s, money = report.schedule, report.money
     gpu_of = {d.name: d.gpu for d in report.problem.demands}
-    unpriced = "; ".join(
+    unpriced = _("; ").join(
         _("{demand}: no on-demand price for {gpu} {where}").format(
             demand=name, gpu=gpu_of[name], where=_where_words(report)
         )
@@ -458,7 +458,7 @@ def without_spot_line(report: TcoReport) -> str | None:
     s, money = report.schedule, report.money
     if not s.spot_fallbacks:
         return None
-    each = "; ".join(_fallback_words(report, f) for f in s.spot_fallbacks)
+    each = _("; ").join(_fallback_words(report, f) for f in s.spot_fallbacks)
     if s.total_without_spot_usd is not None:
         total = money.format(s.total_without_spot_usd)
     elif s.without_spot_at_least_usd is not None:

@@ -368,7 +368,7 @@ def placement_note(risks: Sequence[NodeRisk], gpu: str) -> GeneratedFile:
         "",
     ]
     for r in risks:
-        packed = "; ".join(
+        packed = _("; ").join(
             _("GPU {i}: {services}").format(i=i, services=item_list(names) or "—")
             for i, names in enumerate(r.packed)
         )
