@@ -430,6 +430,10 @@ class HostNeed:
     one, ``commit/placement.py``): its hours, its commitments and its all-on-demand figure are bought
     there only, the sized instance type's own rows included. None: the workload sets none (the
     usage's rules, applied to every offer, hold)."""
+    pricing: frozenset[str] | None = None
+    """The pricing models the workload's own ``constraints.pricing`` allows (the usage's too where
+    both give one, ``commit/placement.py``): its hours and its commitments are bought on them only.
+    None: the workload sets none (the usage's, applied to every offer, hold)."""
     placed: str = ""
     """Those rules in words (``countries: EU (the workload's)``), for the demand line; "" without."""
 
@@ -454,7 +458,7 @@ class HostNeed:
 
     def allows(self, offer: PricedOffer) -> bool:
         """Whether the run's hours hold on ``offer``'s instance."""
-        if not self.placed_at(offer):
+        if not self.placed_at(offer) or not self.priced_at(offer):
             return False
         if self.provider_run and not _provider_runs(offer):
             return False
@@ -489,6 +493,12 @@ class HostNeed:
         if not self.placed_at(offer):
             return _("{offer} is in {region}, outside its workload's place rules ({rules})").format(
                 offer=offer.instance_type, region=f"{offer.provider}/{offer.region}", rules=self.placed
+            )
+        if not self.priced_at(offer):
+            return _("{offer} is sold {pricing} there, outside its workload's rules ({rules})").format(
+                offer=offer.instance_type,
+                pricing=_(vocab.PRICING_RULES[offer.pricing].label),
+                rules=self.placed,
             )
         if self.provider_run and not _provider_runs(offer):
             return _(
@@ -542,6 +552,10 @@ class HostNeed:
     def placed_at(self, offer: PricedOffer) -> bool:
         """Whether ``offer``'s provider and region are within the workload's place rules (:attr:`places`)."""
         return self.places is None or (offer.provider, offer.region) in self.places
+
+    def priced_at(self, offer: PricedOffer) -> bool:
+        """Whether ``offer``'s pricing model is one the workload's rules allow (:attr:`pricing`)."""
+        return self.pricing is None or offer.pricing in self.pricing
 
     @property
     def linked(self) -> bool:
