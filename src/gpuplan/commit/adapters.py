@@ -567,9 +567,25 @@ def _workload_demand(
     # Growth is more runs of the workload (a run's size is the workload file's): whole runs of
     # whole GPUs, one after another, overlapping only where they do not fit in the month.
     runs = usage.scaled(spec, usage.runs(spec))
-    hours = tuple(r * per_run for r in runs)
     busy = tuple(min(HOURS_PER_MONTH, r * (run_h + writes_h)) for r in runs)
     half_chunk_h = _half_chunk_h(job, best.step_time_s, ckpt_gb)
+    # A service's runs are its load: a month of 1.03 runs (3 % growth) is its fleet at 1.03 × its
+    # load, resized in whole replicas as the plan sizes it, not a second fleet for 3 % of the month;
+    # so are the sensitivity's loads of each month. Where its fleet at other loads is not known (a
+    # replica's capacity not estimated), its GPU-hours scale with its runs, as a job's.
+    sensitivity = (1.0 - usage.sensitivity_pct / 100.0, 1.0 + usage.sensitivity_pct / 100.0)
+    loads = sorted({r * s for r in runs if r > 0 for s in (*sensitivity, 1.0)})
+    loads = [x for x in loads if not math.isclose(x, 1.0)]
+    at_load = _service_at_load(
+        workload,
+        best,
+        job,
+        None if load_of is None else partial(load_of, workload, prof),
+        scales=loads if workload.serving is not None else sensitivity,
+        busy_h=run_h + writes_h,
+    )
+    by_load = workload.serving is not None and bool(at_load)
+    hours = tuple(_service_month_hours(r, per_run, at_load) if by_load else r * per_run for r in runs)
     demand = Demand(
         name=spec.name,
         gpu=best.gpu,
@@ -585,14 +601,8 @@ def _workload_demand(
         gpus_per_run=float(best.gpu_count) if tiered is None else tiered.step,
         gpu_step=float(best.gpu_count) if tiered is None else tiered.step,
         tiers=() if tiered is None else tiered.hours,
-        at_load=_service_at_load(
-            workload,
-            best,
-            job,
-            None if load_of is None else partial(load_of, workload, prof),
-            scales=(1.0 - usage.sensitivity_pct / 100.0, 1.0 + usage.sensitivity_pct / 100.0),
-            busy_h=run_h + writes_h,
-        ),
+        at_load=at_load,
+        load_by_month=runs if by_load else (),
         checkpoint_write_h=write_h,
         restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None)
         + half_chunk_h
@@ -811,6 +821,20 @@ def _service_at_load(
         )
         out.append((scale, ((instances * best.gpu_count / best.nodes, busy_h),)))
     return tuple(out)
+
+
+def _service_month_hours(
+    load: float, per_run: float, at_load: tuple[tuple[float, tuple[tuple[float, float], ...]], ...]
+) -> float:
+    """A service's GPU-hours in a month of ``load`` × the load it was sized at: its sized fleet's
+    (``per_run``) at its own load, none at none, else its fleet's at that load (``at_load``, as
+    :meth:`Demand.levels` runs it)."""
+    if load <= 0:
+        return 0.0
+    if math.isclose(load, 1.0):
+        return per_run
+    layers = next(layers for s, layers in at_load if math.isclose(s, load))
+    return sum(gpus * hours for gpus, hours in layers)
 
 
 def _refitted_load(workload: Workload, srv: ServiceFigures, scale: float) -> float | None:
