@@ -47,6 +47,7 @@ __all__ = [
     "estimate_replica_capacity",
     "estimate_replica_figures",
     "image_peak_replicas",
+    "image_replica_fit",
     "image_step",
     "instance_links",
     "latency_held_share",
@@ -518,6 +519,23 @@ def image_step(
     image rows are; the calls of a request (:func:`~gpuplan.perf.image_serving.request_calls`), its
     batch the places, ``replicas_per_gpu`` time-sharing each GPU. None where the estimate gives no
     step (a GPU it cannot run on), or the workload is no such service."""
+    fit = image_replica_fit(
+        workload, gpu, profile, replicas_per_gpu=replicas_per_gpu, measured_steps=measured_steps
+    )
+    return None if fit is None else fit[0]
+
+
+def image_replica_fit(
+    workload: Workload,
+    gpu: str,
+    profile: Profile,
+    *,
+    replicas_per_gpu: int,
+    measured_steps: Sequence[Any] = (),
+) -> tuple[ImageStep, float] | None:
+    """:func:`image_step`, and the memory its replica must have, GiB: the estimate's high end of
+    what must fit (weights and the activations at its batch, the CUDA context and workspaces), as
+    ``plan`` checks a replica *fits for certain*; of the same estimate. None as :func:`image_step`."""
     from gpuplan.errors import GpuplanError
     from gpuplan.hardware import get_gpu
     from gpuplan.perf.image_serving import ImageStep, request_calls
@@ -533,12 +551,13 @@ def image_step(
     est = report.outcomes[0].estimate
     if est is None or not est.step_time_s > 0:
         return None
-    return ImageStep(
+    step = ImageStep(
         step_s=est.step_time_s,
         calls=calls,
         batch=workload.inputs.batch_size,
         time_share=time_slice_share(max(1, replicas_per_gpu)),
     )
+    return step, est.memory.required_gib_high
 
 
 def image_peak_replicas(

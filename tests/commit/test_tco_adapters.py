@@ -95,9 +95,10 @@ def test_workload_demand_is_sized_by_the_planner(store: Store) -> None:
     assert (demand.run_hours + demand.checkpoint_hours_off_spot) * demand.gpus_per_run == pytest.approx(
         per_run
     )
-    # interruptible: sized with spot allowed, beside every other pricing model the usage allows
+    # interruptible: sized with spot allowed, beside every other pricing model the usage allows and
+    # its workload's constraints.pricing too ([on_demand, spot])
     assert "bert-large-squad" in source.how
-    allowed = "on demand, spot, monthly subscription, reserved 1 year"
+    allowed = "on demand, spot"
     if source.held_out is None:
         assert f"cheapest option on {allowed}" in source.how
     else:
@@ -158,10 +159,11 @@ def test_a_workload_demand_is_sized_in_the_countries(store: Store) -> None:
         }
     )
     (_demand,), (source,) = demands_from_usage(usage, store)  # type: ignore[arg-type]
-    # the planner sizes it on an offer in China: "… reserved 3 years: alibaba/cn-… …"
+    # the planner sizes it on an offer in China: "… on demand, spot: alibaba/cn-… …" (the pricing
+    # models its workload allows, [on_demand, spot], of the usage's)
     from gpuplan.plan.region_countries import region_country
 
-    where = source.how.split("reserved 3 years: ", 1)[1].split(" ", 1)[0]
+    where = source.how.split("on demand, spot: ", 1)[1].split(" ", 1)[0]
     assert region_country(*where.split("/", 1)) == "CN", source.how
 
 
@@ -430,7 +432,8 @@ def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_option
     job, _unused = job_facts_from(workload, prof)
     assert (spot_demand.gpu, spot_demand.gpus_per_run) == (with_spot.gpu, with_spot.gpu_count)  # type: ignore[attr-defined]
     assert spot_demand.run_hours == pytest.approx(with_spot.compute_time_h + job.setup_h)  # type: ignore[attr-defined]
-    assert "on demand, spot, reserved 1 year: " + with_spot.label in spot_source.how  # type: ignore[attr-defined]
+    # the usage's pricing models its workload's [on_demand, spot] allow
+    assert "on demand, spot: " + with_spot.label in spot_source.how  # type: ignore[attr-defined]
     # was: sized on spot, its hours on demand and on a commitment left out the checkpoints the
     # launch's train.py writes every 30 min whatever the pricing, which the planner's job time off
     # spot holds; on spot, a restart did not copy the dataset again (a reclaim may lose the disk)
@@ -462,7 +465,7 @@ def test_an_interruptible_workload_demand_is_sized_with_the_planners_spot_option
     assert (firm.gpu, firm.gpus_per_run) == (on_demand.gpu, on_demand.gpu_count)  # type: ignore[attr-defined]
     # its run's hours are the planner's job time on demand, the checkpoint writes included
     assert firm.run_hours + firm.checkpoint_hours_off_spot == pytest.approx(on_demand.job_time_h)  # type: ignore[attr-defined]
-    assert "on demand, reserved 1 year: " + on_demand.label in firm_source.how  # type: ignore[attr-defined]
+    assert "option on on demand: " + on_demand.label in firm_source.how  # type: ignore[attr-defined]
 
 
 def test_a_misspelt_region_is_refused_as_plan_refuses_it(store: Store) -> None:

@@ -426,3 +426,32 @@ def test_a_service_sized_on_a_3_year_term_says_why_the_term_still_never_pays_off
     _demands, (source_36,) = demands_from_usage(longer, store)
     assert "one month's share of its 36-month term" in source_36.how
     assert "pays the 36-month term whole" not in source_36.how
+
+
+def test_a_growing_service_runs_one_fleet_at_its_grown_load(store: Store, tmp_path: Path) -> None:
+    # was: 1.03 "runs" a month after 3 % growth were two overlapping fleets, its peak at once twice
+    # its plan's (6 × L40S where 3 carry 15 requests/s); now one fleet at 1.03 × its load, resized
+    # in whole replicas as the plan sizes it, its GPU-hours that fleet's
+    (tmp_path / "svc.yaml").write_text(SERVICE % (15, ""))
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "base_dir": str(tmp_path),
+            "demands": [
+                {"name": "service", "workload": "svc.yaml", "runs_per_month": 1, "growth_pct_per_month": 3}
+            ],
+            "constraints": {"providers": ["aws"], "pricing": ["on_demand", "reserved_1y"]},
+        }
+    )
+    report = tco(usage, store=store, currency="USD")  # type: ignore[arg-type]
+    (demand,) = report.problem.demands
+    # 15 requests/s on three L40S; from the fifth month, 15 × 1.03⁴ = 16.9 requests/s, on four
+    assert [demand.gpus_at_once(m) for m in range(12)] == [3.0] * 4 + [4.0] * 8
+    # its GPU-hours are that fleet's, all month (no day: its peak fleet all its hours)
+    assert demand.gpu_hours == pytest.approx([3 * 730.0] * 4 + [4 * 730.0] * 8)
+    lines = summary_lines(report)
+    assert any(line.startswith("Peak 4 × L40S at once in 2027-05") for line in lines), lines
+    # the sensitivity's base is that peak, and its change each month's grown load × 1.3
+    (change,) = [line for line in lines if line.startswith("Demand +30%")]
+    assert "service up to 5 × L40S at once (4 at its own load)" in change

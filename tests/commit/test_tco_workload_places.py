@@ -174,3 +174,26 @@ def test_a_workloads_providers_and_regions_hold(
     region = tco(_usage(tmp_path, _workload(tmp_path, "ftr.yaml", regions=["us-west-2"])), store=store)
     assert _bought(region) and {r for _p, r in _theirs(region)} == {"us-west-2"}
     assert "regions: us-west-2 (the workload's)" in region.demands[0].how
+
+
+def test_a_workloads_pricing_models_hold_as_its_countries_do(
+    store: Store, plain_year: Callable[[], TcoReport], tmp_path: Path
+) -> None:
+    # was: the usage's pricing list replaced the workload's (a service whose workload allows only on
+    # demand and monthly was bought on spot); now their common part, said in the demand's line
+    plain = plain_year()
+    (d,) = plain.problem.demands
+    # without a rule its commitments may be bought: the checks below can fail
+    assert {o.pricing for o in plain.problem.offers if d.allows(o)} > {"on_demand"}
+    own = tco(_usage(tmp_path, _workload(tmp_path, "ftp.yaml", pricing=["on_demand", "spot"])), store=store)
+    (d,) = own.problem.demands
+    assert {o.pricing for o in own.problem.offers if d.allows(o)} == {"on_demand"}
+    assert not own.schedule.commitments and not d.interruptible
+    assert "option on on demand " in own.demands[0].how
+    assert own.demands[0].how.endswith("pricing: on demand (the usage's and the workload's in common)")
+    with pytest.raises(
+        InputError,
+        match=r"constraints\.pricing \(on demand, monthly subscription, reserved 1 year\) and its workload "
+        r"fts\.yaml's \(spot\) have none in common",
+    ):
+        tco(_usage(tmp_path, _workload(tmp_path, "fts.yaml", pricing=["spot"])), store=store)

@@ -83,6 +83,28 @@ def test_simulate_autoscale_of_a_forward_pass_service_agrees_with_plan(
         assert word not in text.replace("pull the image", "")
 
 
+def test_simulate_share_of_a_forward_pass_service_sizes_it_as_plan_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: a traceback (AssertionError in ServingSpec.tokens) for a services file naming it
+    path = _write(tmp_path, SERVICE)
+    plan = json.loads(answered(["plan", str(path), "--gpus", "T4", "--json"], capsys))["recommended"]
+    service = plan["service"]
+    services = tmp_path / "services.yaml"
+    services.write_text("gpu: T4\nservices:\n  - {name: classify, workload: w.yaml}\n", encoding="utf-8")
+    args = ["simulate", "share", str(services), "--sharing", "whole", "--price", "1"]
+    [placed] = json.loads(answered([*args, "--json"], capsys))["services"]
+    # the plan's replicas, each carrying the requests/s plan's replica does, at plan's p95
+    assert placed["instances"] == service["replicas"]
+    carried = 50 / service["replicas"] / placed["utilisation"]
+    assert carried == pytest.approx(service["replica_capacity_requests_per_s"], rel=1e-6)
+    assert placed["p95_latency_s"] == pytest.approx(service["p95_latency_s"], rel=1e-6)
+    assert placed["ttft_p95_s"] is None
+    text = _flat(answered(args, capsys))
+    assert "forward-pass and image services estimated from their workload" in text
+    assert "given by hand" not in text
+
+
 def test_deploy_k8s_of_a_forward_pass_service(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = _write(tmp_path, SERVICE)
     out = tmp_path / "out"

@@ -15,8 +15,10 @@ from gpuplan.i18n import N_
 
 if TYPE_CHECKING:
     from gpuplan.confine import Folder
+    from gpuplan.profile import Profile
     from gpuplan.simulate.inputs import ServicesFile
     from gpuplan.simulate.share import ServiceDemand
+    from gpuplan.workload import Workload
     from gpuplan.workload.spec import ConstraintsSpec
 
 __all__ = ["estimate_services"]
@@ -25,7 +27,8 @@ __all__ = ["estimate_services"]
 def estimate_services(
     db: str | None, spec: ServicesFile, services_file: Path, gpu_id: str, access: tuple[Folder, bool]
 ) -> tuple[dict[str, ServiceDemand], list[ConstraintsSpec]]:
-    """Each service with a ``workload:``, sized by its decode estimate on ``gpu_id``, and the
+    """Each service with a ``workload:``, sized by its decode estimate on ``gpu_id`` (a forward-pass or
+    an image service by the replica ``plan`` sizes, :func:`_traced_calls_demand`), and the
     constraints of those workloads (the GPUs the services share are priced only where every one
     allows). ``access``: the folder the workload files must lie in, and whether their model code may
     run (``--allow-code``)."""
@@ -78,6 +81,12 @@ def estimate_services(
             )
         constraints.append(w.constraints)
         prof = load_profile(w, db)
+        slo = s.p95_latency_ms or w.serving.p95_latency_ms
+        # the workload's load unless the services file gives the service's own
+        rate = w.serving.requests_per_s if s.requests_per_s is None else s.requests_per_s
+        if w.serves_traced_calls:
+            out[s.name] = _traced_calls_demand(s.name, w, prof, gpu_id, rate, slo)
+            continue
         engine = serving_engine(w)
         dec = decode_estimate(
             prof,
@@ -88,12 +97,10 @@ def estimate_services(
             scheduler=engine_scheduler(w, get_gpu(gpu_id)),
             context_tokens=sum(w.serving.tokens),
         )
-        slo = s.p95_latency_ms or w.serving.p95_latency_ms
         out[s.name] = demand_from_decode(
             s.name,
             dec,
-            # the workload's load unless the services file gives the service's own
-            requests_per_s=w.serving.requests_per_s if s.requests_per_s is None else s.requests_per_s,
+            requests_per_s=rate,
             prompt_tokens=w.serving.tokens[0],
             output_tokens=w.serving.tokens[1],
             slo_s=slo / 1000 if slo else None,
@@ -103,3 +110,36 @@ def estimate_services(
             tail=serving_tail(w),
         )
     return out, constraints
+
+
+def _traced_calls_demand(
+    name: str, w: Workload, prof: Profile, gpu_id: str, rate: float, slo_ms: float | None
+) -> ServiceDemand:
+    """A service whose request is one forward pass (a classifier's) or one image of denoiser calls,
+    as ``plan`` sizes its replica on a whole ``gpu_id`` (:func:`gpuplan.api.image_replica_fit`): the
+    memory one replica must have, the requests a second it carries with its batch full, and one
+    request's time alone; the replica itself, which the packing queues its load on."""
+    from gpuplan.api import image_replica_fit
+    from gpuplan.errors import EstimateError
+    from gpuplan.simulate.share import ServiceDemand
+
+    fit = image_replica_fit(w, gpu_id, prof, replicas_per_gpu=1)
+    if fit is None or not fit[0].capacity_images_per_s > 0:
+        raise EstimateError.worded(
+            N_(
+                "service {name!r}: the estimate gives no step of its model on {gpu} "
+                "(`gpuplan estimate` says why)"
+            ),
+            name=name,
+            gpu=gpu_id,
+        )
+    step, memory_gib = fit
+    return ServiceDemand(
+        name=name,
+        memory_gib=memory_gib,
+        requests_per_s=rate,
+        capacity_requests_per_s=step.capacity_images_per_s,
+        latency_s=step.image_s,
+        slo_s=slo_ms / 1000 if slo_ms else None,
+        step=step,
+    )

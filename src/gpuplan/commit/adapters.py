@@ -280,8 +280,9 @@ def missing_prices(
 ) -> tuple[MissingPrice, ...]:
     """The pricing models the usage allows that could serve a demand but have no usable price.
 
-    A commitment (monthly, reserved) could serve any demand; spot only an interruptible one. Their
-    saving is unknown — never "does not pay off" — until a price fills them. A price of the GPU
+    A commitment (monthly, reserved) could serve any demand its workload's pricing models allow;
+    spot only an interruptible one. Their saving is unknown — never "does not pay off" — until a
+    price fills them. A price of the GPU
     type on an instance a demand's hours do not hold on (:attr:`Demand.host`) does not fill it.
     """
     c = usage.constraints
@@ -291,7 +292,14 @@ def missing_prices(
         for pricing in c.pricing:
             if pricing not in COMMITMENT_PRICING and not (pricing == "spot" and interruptible):
                 continue
-            could = [d for d in demands if d.gpu == gpu and (pricing != "spot" or d.interruptible)]
+            # nor a demand whose workload's own pricing models leave it out
+            could = [
+                d
+                for d in demands
+                if d.gpu == gpu
+                and (pricing != "spot" or d.interruptible)
+                and (d.host is None or d.host.pricing is None or pricing in d.host.pricing)
+            ]
             if all(any(o.pricing == pricing and d.allows(o) for o in offers) for d in could):
                 continue
             low = sum(
@@ -425,14 +433,17 @@ def _may_run_on_spot(spec: DemandSpec, job: JobFacts, serving: bool) -> bool:
     return serving or job.resumes_after_reclaim
 
 
-def _sizing_pricing(usage: Usage, interruptible: bool) -> tuple[tuple[str, ...], str | None]:
+def _sizing_pricing(
+    allowed_pricing: Sequence[str], interruptible: bool
+) -> tuple[tuple[str, ...], str | None]:
     """The pricing models a workload demand is sized on, and the plan's ``commitment`` that lets
-    its committed ones be chosen: the usage's, spot only for an interruptible demand (a firm one
-    never runs on it); on demand where that leaves none (the usage allows only spot), so that the
-    demand still gets a size and the optimiser says that nothing serves it."""
+    its committed ones be chosen: those ``allowed_pricing`` (the usage's, or its and the workload's
+    in common), spot only for an interruptible demand (a firm one never runs on it); on demand where
+    that leaves none (only spot allowed), so that the demand still gets a size and the optimiser
+    says that nothing serves it."""
     from gpuplan.vocab import Commitment
 
-    allowed = tuple(p for p in usage.constraints.pricing if p != "spot" or interruptible)
+    allowed = tuple(p for p in allowed_pricing if p != "spot" or interruptible)
     pricing = allowed or ("on_demand",)
     months = max((PRICING_RULES[p].term_months for p in pricing if p in COMMITMENT_PRICING), default=0)
     # the shortest commitment level that permits the longest term listed (the plan's reading)
@@ -493,14 +504,16 @@ def _workload_demand(
     # An interruptible demand may run on spot: the planner's spot options (their checkpoints, lost
     # work and restarts priced in) compete for its GPU, which a spot price may make another type; a
     # commitment's price competes too (a service on a monthly quote).
+    # Its providers, regions, countries and pricing models: the usage's and the workload's lists'
+    # common part (refused where they have none), sized there and bought there only (HostNeed.places
+    # and HostNeed.pricing): a workload that allows no spot is not run on it.
+    placed = placement(usage, workload, name=spec.name, file=path.name)
     interruptible = _may_run_on_spot(spec, job, serving=workload.serving is not None)
-    pricing, commitment = _sizing_pricing(usage, interruptible)
+    interruptible = interruptible and "spot" in (placed.pricing or c.pricing)
+    pricing, commitment = _sizing_pricing(placed.pricing or c.pricing, interruptible)
     # the stricter of the two hosts rules: the usage's, or the workload's own (None keeps it), and
     # its hours are bought only where it holds
     provider_run = c.provider_hosts_only or workload.constraints.hosts == HostRule.PROVIDER
-    # and so for its providers, regions and countries: the two lists' common part (refused where
-    # they have none), sized there and bought there only (HostNeed.places)
-    placed = placement(usage, workload, name=spec.name, file=path.name)
     overrides = {
         **placed.overrides(),
         "hosts": HostRule.PROVIDER.value if provider_run else None,
@@ -554,9 +567,25 @@ def _workload_demand(
     # Growth is more runs of the workload (a run's size is the workload file's): whole runs of
     # whole GPUs, one after another, overlapping only where they do not fit in the month.
     runs = usage.scaled(spec, usage.runs(spec))
-    hours = tuple(r * per_run for r in runs)
     busy = tuple(min(HOURS_PER_MONTH, r * (run_h + writes_h)) for r in runs)
     half_chunk_h = _half_chunk_h(job, best.step_time_s, ckpt_gb)
+    # A service's runs are its load: a month of 1.03 runs (3 % growth) is its fleet at 1.03 × its
+    # load, resized in whole replicas as the plan sizes it, not a second fleet for 3 % of the month;
+    # so are the sensitivity's loads of each month. Where its fleet at other loads is not known (a
+    # replica's capacity not estimated), its GPU-hours scale with its runs, as a job's.
+    sensitivity = (1.0 - usage.sensitivity_pct / 100.0, 1.0 + usage.sensitivity_pct / 100.0)
+    loads = sorted({r * s for r in runs if r > 0 for s in (*sensitivity, 1.0)})
+    loads = [x for x in loads if not math.isclose(x, 1.0)]
+    at_load = _service_at_load(
+        workload,
+        best,
+        job,
+        None if load_of is None else partial(load_of, workload, prof),
+        scales=loads if workload.serving is not None else sensitivity,
+        busy_h=run_h + writes_h,
+    )
+    by_load = workload.serving is not None and bool(at_load)
+    hours = tuple(_service_month_hours(r, per_run, at_load) if by_load else r * per_run for r in runs)
     demand = Demand(
         name=spec.name,
         gpu=best.gpu,
@@ -572,14 +601,8 @@ def _workload_demand(
         gpus_per_run=float(best.gpu_count) if tiered is None else tiered.step,
         gpu_step=float(best.gpu_count) if tiered is None else tiered.step,
         tiers=() if tiered is None else tiered.hours,
-        at_load=_service_at_load(
-            workload,
-            best,
-            job,
-            None if load_of is None else partial(load_of, workload, prof),
-            scales=(1.0 - usage.sensitivity_pct / 100.0, 1.0 + usage.sensitivity_pct / 100.0),
-            busy_h=run_h + writes_h,
-        ),
+        at_load=at_load,
+        load_by_month=runs if by_load else (),
         checkpoint_write_h=write_h,
         restart_h=_restart_h(job, ckpt_gb, best.gpus_per_node, serving=workload.serving is not None)
         + half_chunk_h
@@ -800,6 +823,20 @@ def _service_at_load(
     return tuple(out)
 
 
+def _service_month_hours(
+    load: float, per_run: float, at_load: tuple[tuple[float, tuple[tuple[float, float], ...]], ...]
+) -> float:
+    """A service's GPU-hours in a month of ``load`` × the load it was sized at: its sized fleet's
+    (``per_run``) at its own load, none at none, else its fleet's at that load (``at_load``, as
+    :meth:`Demand.levels` runs it)."""
+    if load <= 0:
+        return 0.0
+    if math.isclose(load, 1.0):
+        return per_run
+    layers = next(layers for s, layers in at_load if math.isclose(s, load))
+    return sum(gpus * hours for gpus, hours in layers)
+
+
 def _refitted_load(workload: Workload, srv: ServiceFigures, scale: float) -> float | None:
     """The requests/s one replica of a service of traced calls (an image's denoiser calls, one
     forward pass) is held at with its load × ``scale``, as ``plan`` of that load holds it: the load
@@ -924,7 +961,12 @@ def _placed(
             and near_users(p, workload, best)
         )
     }
-    return replace(need, places=frozenset(out), placed=item_list(said))
+    return replace(
+        need,
+        places=frozenset(out),
+        pricing=frozenset(placed.pricing) if placed.pricing else None,
+        placed=item_list(said),
+    )
 
 
 def _same(values: list[str | None]) -> str | None:

@@ -431,6 +431,10 @@ class HostNeed:
     one, ``commit/placement.py``): its hours, its commitments and its all-on-demand figure are bought
     there only, the sized instance type's own rows included. None: the workload sets none (the
     usage's rules, applied to every offer, hold)."""
+    pricing: frozenset[str] | None = None
+    """The pricing models the workload's own ``constraints.pricing`` allows (the usage's too where
+    both give one, ``commit/placement.py``): its hours and its commitments are bought on them only.
+    None: the workload sets none (the usage's, applied to every offer, hold)."""
     placed: str = ""
     """Those rules in words (``countries: EU (the workload's)``), for the demand line; "" without."""
 
@@ -455,7 +459,7 @@ class HostNeed:
 
     def allows(self, offer: PricedOffer) -> bool:
         """Whether the run's hours hold on ``offer``'s instance."""
-        if not self.placed_at(offer):
+        if not self.placed_at(offer) or not self.priced_at(offer):
             return False
         if self.provider_run and not _provider_runs(offer):
             return False
@@ -490,6 +494,12 @@ class HostNeed:
         if not self.placed_at(offer):
             return _("{offer} is in {region}, outside its workload's place rules ({rules})").format(
                 offer=offer.instance_type, region=f"{offer.provider}/{offer.region}", rules=self.placed
+            )
+        if not self.priced_at(offer):
+            return _("{offer} is sold {pricing} there, outside its workload's rules ({rules})").format(
+                offer=offer.instance_type,
+                pricing=_(vocab.PRICING_RULES[offer.pricing].label),
+                rules=self.placed,
             )
         if self.provider_run and not _provider_runs(offer):
             return _(
@@ -543,6 +553,10 @@ class HostNeed:
     def placed_at(self, offer: PricedOffer) -> bool:
         """Whether ``offer``'s provider and region are within the workload's place rules (:attr:`places`)."""
         return self.places is None or (offer.provider, offer.region) in self.places
+
+    def priced_at(self, offer: PricedOffer) -> bool:
+        """Whether ``offer``'s pricing model is one the workload's rules allow (:attr:`pricing`)."""
+        return self.pricing is None or offer.pricing in self.pricing
 
     @property
     def linked(self) -> bool:
@@ -749,6 +763,11 @@ class Demand:
     (``plan/service_day.py``'s ``fleet_at_load``): what a change of its load (``scale`` in
     :meth:`levels`) runs, rather than its GPU-hours × the change. Empty: a job (training, batch
     work), whose GPU-hours scale with its demand (more or fewer runs at once)."""
+    load_by_month: tuple[float, ...] = ()
+    """A service whose fleet at other loads is given (:attr:`at_load`): its load in each month over
+    the load it was sized at (its runs × its growth: 1.03 a month after 3 % growth), which
+    :meth:`levels` runs its fleet at, and its ``gpu_hours`` are that fleet's. Empty: a job, or a
+    service whose GPU-hours scale with its runs (no fleet at other loads)."""
 
     @property
     def pool(self) -> Pool:
@@ -839,13 +858,21 @@ class Demand:
         and one more step for the fraction of them that is left: the GPU-hours are kept, the peak is
         rounded up. e.g. 2-GPU runs, 1.3 runs at once for 100 h: 2 GPUs for 100 h and 2 more for
         30 h (a peak of 4, not 2.6). A change of demand (``scale``, growth) is more or fewer of
-        these steps at once, of the same length; a service's change of load (``scale`` ≠ 1) its
-        fleet at that load where it is given (:attr:`at_load`), whole replicas, not GPU-hours × it."""
+        these steps at once, of the same length; a service's change of load (its month's load,
+        :attr:`load_by_month`, × ``scale``) its fleet at that load where it is given
+        (:attr:`at_load`), whole replicas, not GPU-hours × it: a service grown 3 % is one fleet at
+        1.03 × its load, not a second fleet for 3 % of its hours."""
         busy = self.busy_h(month)
         step = self.gpu_step
         if busy <= 0 or step <= 0:
             return ()
-        if scale != 1.0 and (layers := self._layers_at(scale)) is not None:
+        if self.load_by_month:
+            load = self.load_by_month[month] * scale
+            if math.isclose(load, 1.0):  # its own load: the fleet it was sized as
+                return tuple((step, hours) for hours in self.tiers) if self.tiers else ((step, busy),)
+            if (layers := self._layers_at(load)) is not None:
+                return layers
+        elif scale != 1.0 and (layers := self._layers_at(scale)) is not None:
             return _copies(self.gpu_hours[month] / self.gpu_hours_per_run, layers)
         if self.tiers:
             n = self.gpu_hours[month] * scale / (step * sum(self.tiers))
@@ -903,6 +930,8 @@ class TcoProblem:
                 )
             if any(not math.isfinite(h) or h < 0 for h in d.gpu_hours):
                 raise ValueError(f"demand {d.name!r}: GPU-hours must be finite and ≥ 0")
+            if d.load_by_month and (len(d.load_by_month) != self.horizon_months or not d.at_load):
+                raise ValueError(f"demand {d.name!r}: load_by_month needs at_load and one load a month")
             if (d.run_data or d.at_load) and not d.gpu_hours_per_run > 0:
                 raise ValueError(f"demand {d.name!r}: run_data and at_load need gpu_hours_per_run > 0")
             if d.gpus_per_run <= 0 or not math.isfinite(d.gpus_per_run):

@@ -2,11 +2,13 @@
 workload's own.
 
 A workload carries its own ``constraints``: providers, regions, countries (data kept in the EU),
-compliance labels and, for a service, the countries its users are in (``serving.users_in``, held to
-its latency targets). ``gpuplan plan`` keeps to every one of them; ``gpuplan tco`` sizes a demand
-with the planner and then buys its hours, its commitments and the all-on-demand baseline wherever
-its instance is sold. Each rule the workload sets therefore narrows the places its hours may be
-bought (:attr:`~gpuplan.commit.model.HostNeed.places`), as ``hosts: provider`` narrows the machines;
+pricing models (a service bought only on demand or monthly), compliance labels and, for a service,
+the countries its users are in (``serving.users_in``, held to its latency targets). ``gpuplan plan``
+keeps to every one of them; ``gpuplan tco`` sizes a demand with the planner and then buys its hours,
+its commitments and the all-on-demand baseline wherever its instance is sold. Each rule the workload
+sets therefore narrows the places its hours may be bought (:attr:`~gpuplan.commit.model.HostNeed.
+places`) and the pricing models it is bought on (:attr:`~gpuplan.commit.model.HostNeed.pricing`),
+as ``hosts: provider`` narrows the machines;
 where the usage lists the same kind of place, the two lists' common part holds, and where they have
 none in common the demand is refused in one line naming both. The GPU type (``gpus``) needs no more:
 the planner sizes the demand on one the workload allows, and only that type's prices serve it.
@@ -49,6 +51,8 @@ class Placement:
     """Regions, as the catalog writes them; empty: any."""
     countries: tuple[str, ...] = ()
     """ISO 3166 alpha-2 codes; empty: any. A region whose country is not known is outside them."""
+    pricing: tuple[str, ...] = ()
+    """The pricing models it is sized and bought on; empty: the workload sets none (the usage's)."""
     own: tuple[str, ...] = ()
     """The rules the workload set, in words (:data:`_WORKLOADS`, :data:`_BOTH`), in the current
     language; empty: the workload sets none, and the usage's rules (applied to every offer) hold."""
@@ -106,25 +110,37 @@ def _common(
 
 
 def placement(usage: Usage, workload: Workload, *, name: str, file: str) -> Placement:
-    """The stricter of the usage's and the workload's providers, regions and countries for demand
-    ``name`` (its workload read from ``file``); a workload country or group (``EU``) is read as the
-    plan reads it."""
+    """The stricter of the usage's and the workload's providers, regions, countries and pricing
+    models for demand ``name`` (its workload read from ``file``); a workload country or group
+    (``EU``) is read as the plan reads it."""
     from gpuplan.catalog.region_countries import country_codes_of
 
     c, w = usage.constraints, workload.constraints
     own_countries = tuple(
         dict.fromkeys(code for n in w.countries for code in country_codes_of(n, "constraints.countries"))
     )
+    from gpuplan.vocab import PRICING_RULES
+
     providers, p_said = _common("providers", c.providers, w.providers, name=name, file=file)
     regions, r_said = _common("regions", c.regions, w.regions, name=name, file=file)
     countries, k_said = _common(
         "countries", c.countries, own_countries, name=name, file=file, shown=grouped_codes
     )
+    # and the pricing models, as the plan keeps to the workload's (a service on a monthly quote)
+    pricing, m_said = _common(
+        "pricing",
+        c.pricing,
+        w.pricing,
+        name=name,
+        file=file,
+        shown=lambda v: [_(PRICING_RULES[p].label) for p in v],
+    )
     return Placement(
         providers=providers,
         regions=regions,
         countries=countries,
-        own=tuple(s for s in (p_said, r_said, k_said) if s is not None),
+        pricing=pricing if w.pricing else (),
+        own=tuple(s for s in (p_said, r_said, k_said, m_said) if s is not None),
     )
 
 

@@ -59,6 +59,7 @@ from gpuplan.simulate.pricing import PriceBasis
 from gpuplan.vocab import sharing_name
 
 if TYPE_CHECKING:
+    from gpuplan.perf.image_serving import ImageStep
     from gpuplan.start_up import StartUp
     from gpuplan.workload.spec import ScheduleSpec
 
@@ -163,6 +164,9 @@ class ServiceDemand:
     serving: ServingModel | None = field(default=None, repr=False, compare=False)
     """The plan's serving model of an instance (a service estimated from its workload); None: the
     latency and capacity given by hand, queued as one slot."""
+    step: ImageStep | None = field(default=None, repr=False, compare=False)
+    """A service of traced calls estimated from its workload (a forward-pass or an image service,
+    no KV cache): the replica ``plan`` sizes, its batch's places queued as M/M/c; None: not one."""
 
     def __post_init__(self) -> None:
         if self.memory_gib <= 0 or self.capacity_requests_per_s <= 0 or self.latency_s <= 0:
@@ -382,6 +386,10 @@ def _served(
     """(capacity in requests/s, p95 latency, p95 time to first token, time per output token) of
     one instance at ``rate`` on a share of speed ``speed`` with ``memory_gib`` (None: a whole GPU's
     memory)."""
+    if s.step is not None:
+        # plan's replica of traced calls on a share of speed ``speed``: its calls that much slower
+        one = replace(s.step, time_share=s.step.time_share * speed).serving(rate, 1)
+        return one.capacity_images_per_s, one.p95_latency_s, None, None
     m = s.serving
     if m is None:
         cap = s.capacity_requests_per_s * speed
@@ -1235,7 +1243,16 @@ def _model_notes(services: Sequence[ServiceDemand], sharing: str) -> tuple[str, 
                 "memory holds ({sharing}: the share taken as a smaller, slower GPU)"
             ).format(sharing=sharing_name(sharing))
         )
-    if any(s.serving is None for s in services):
+    if any(s.step is not None for s in services):
+        notes.append(
+            _(
+                "p95 latency of the forward-pass and image services estimated from their workload: the "
+                "replica plan sizes (the traced step, its batch's places queued as M/M/c), on a share at "
+                "its share of the GPU's speed; memory is the estimate's weights and activations at that "
+                "batch (no KV cache); they have no time to first token"
+            )
+        )
+    if any(s.serving is None and s.step is None for s in services):
         notes.append(
             _(
                 "services given by hand (latency_ms, capacity_requests_per_s): queued as one slot "
