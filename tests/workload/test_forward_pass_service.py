@@ -125,3 +125,19 @@ def test_its_egress_needs_response_bytes_and_a_language_model_still_gives_its_to
     slow = {**SERVICE, "serving": {**serving, "tpot_p95_ms": 50}}
     line = refused(["estimate", str(_write(tmp_path, slow)), "--gpu", "T4"], capsys)
     assert "a service whose request is one forward pass has p95_latency_ms" in line
+
+
+def test_simulate_share_of_services_kept_in_mainland_china_shows_yuan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # as plan shows a workload that may run in mainland China only: in yuan, its clouds' own figures
+    _write(tmp_path, {**SERVICE, "constraints": {"countries": ["CN"]}})
+    services = tmp_path / "services.yaml"
+    services.write_text("gpu: T4\nservices:\n  - {name: classify, workload: w.yaml}\n", encoding="utf-8")
+    args = ["simulate", "share", str(services), "--sharing", "whole", "--price", "$1"]
+
+    def month(*more: str) -> str:
+        return next(x for x in _flat(answered([*args, *more], capsys)).split(". ") if "A month (730 h" in x)
+
+    assert "¥" in month() and "$" not in month(), month()
+    assert "$" in month("--currency", "USD"), month("--currency", "USD")

@@ -159,7 +159,13 @@ def share_cmd(
                 "services' configuration"
             )
         )
-    yuan = any(c.budget_cny is not None for c in constraints)
+    # a budget in yuan, or services kept in mainland China (their clouds price in yuan) and no budget
+    # in dollars, show yuan, as plan shows a workload
+    yuan = any(c.budget_cny is not None for c in constraints) or (
+        bool(constraints)
+        and all(c.mainland_china_only for c in constraints)
+        and all(c.budget_usd is None for c in constraints)
+    )
     # a price given in yuan is answered in yuan, as a budget in yuan is (--currency USD converts it)
     given_yuan = given_price is not None and given_price.currency == "CNY"
     currency = currency_shown(ctx, currency, in_yuan=yuan or given_yuan)

@@ -897,6 +897,21 @@ class ConstraintsSpec(Spec):
     """How much of a reservation is paid upfront: ``none`` (default), ``partial`` or ``all``; a
     reserved price is costed at that option's effective rate where the catalog carries it."""
 
+    @property
+    def mainland_china_only(self) -> bool:
+        """The work may run in mainland China only: ``countries`` name CN and no other country (a
+        name that is no known country counts as another), so its clouds price it in yuan."""
+        from gpuplan.errors import NotFoundError
+        from gpuplan.i18n.countries import country_codes
+
+        codes: set[str] = set()
+        for name in self.countries:
+            try:
+                codes.update(country_codes(name))
+            except NotFoundError:
+                return False
+        return codes == {"CN"}
+
     @model_validator(mode="after")
     def _one_budget(self) -> ConstraintsSpec:
         if self.budget_usd is not None and self.budget_cny is not None:
@@ -1294,18 +1309,8 @@ class Workload(Spec):
 
     @property
     def in_mainland_china_only(self) -> bool:
-        """The workload may run in mainland China only: its ``constraints.countries`` name CN and no
-        other country (a name that is no known country counts as another)."""
-        from gpuplan.errors import NotFoundError
-        from gpuplan.i18n.countries import country_codes
-
-        codes: set[str] = set()
-        for name in self.constraints.countries:
-            try:
-                codes.update(country_codes(name))
-            except NotFoundError:
-                return False
-        return codes == {"CN"}
+        """The workload may run in mainland China only (:attr:`ConstraintsSpec.mainland_china_only`)."""
+        return self.constraints.mainland_china_only
 
     @property
     def replicas_per_gpu(self) -> int:
