@@ -171,6 +171,17 @@ def test_every_shipped_licence_item_is_a_message_with_its_chinese() -> None:
         assert all(_(item) != item for item in items)
 
 
+def test_every_shipped_low_confidence_transfer_description_is_a_message_with_its_chinese() -> None:
+    # a plan says it as why it bounds the figure: tco and plan in Chinese had shown it in English
+    from gpuplan.catalog.model import LOW_CONFIDENCE_TRANSFER
+    from gpuplan.i18n import _, use_language
+
+    said = {row["description"] for row in read_table("transfer.csv") if row["confidence"] == "low"}
+    assert said and said <= set(LOW_CONFIDENCE_TRANSFER)
+    with use_language("zh"):
+        assert all(_(d) != d for d in said)
+
+
 def test_every_reason_the_shipped_data_gives_for_a_missing_price_is_a_catalog_message() -> None:
     import csv
     from importlib import resources

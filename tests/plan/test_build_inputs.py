@@ -265,6 +265,12 @@ def test_store_regional_prices_with_fallbacks_and_unknowns(fresh_catalog: Path) 
     assert "example" in said and said.endswith(
         "assumed $0.15/GB (the highest price in the catalog, of any provider)"
     ), said
+    # in Chinese, the figure's description too (it had stayed English inside a Chinese line)
+    from gpuplan.i18n import use_language
+
+    with use_language("zh"):
+        [zh] = [a for a in facts.charges("alibaba", "cn-shanghai", job).assumptions if "示例" in a]
+    assert "价格 API 一个示例应答" in zh and "which names no region" not in zh, zh
     best = facts.charges("alibaba", "cn-shanghai", job, best_case=True)
     assert best.egress_out_usd == pytest.approx(0.123) and best.unknown_facts & int(Fact.EGRESS)
     # AWS's published tiers stay a known price.

@@ -27,6 +27,7 @@ __all__ = [
     "HOURS_PER_MONTH",
     "LICENCE_ITEMS",
     "LINUX_OS_LICENCE",
+    "LOW_CONFIDENCE_TRANSFER",
     "NOT_A_GPU_INSTANCE",
     "NO_PRICE",
     "RATE_STALE_AFTER_DAYS",
@@ -550,6 +551,18 @@ class StoragePrice:
 FRAMEWORK_LICENCE = N_("optional paid PyTorch edition; PyTorch itself is free")
 LINUX_OS_LICENCE = N_("OS licence (Linux, on-demand)")
 LICENCE_ITEMS = (FRAMEWORK_LICENCE, LINUX_OS_LICENCE)
+#: Descriptions of the shipped transfer prices of low confidence (``transfer.csv``): a plan says one
+#: as why it bounds the figure, so each is a catalog message, shown in the reader's language. A
+#: description a team's own rows give is shown as written.
+LOW_CONFIDENCE_TRANSFER = (
+    N_(
+        "internet egress (vm_flow_out, pay-by-traffic): usagePrice STEP_ARRIVE of an example answer of "
+        "the price API, which names no region; an example figure, not a published price of any region"
+    ),
+    N_("object storage OBS / internet egress"),
+    N_("object storage TOS / internet egress"),
+    N_("object storage COS / internet egress"),
+)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -216,7 +216,7 @@ class CostFacts:
                 what=_(what),
                 where=place(provider, region),
                 figure=money_rate(max(t.usd_per_gb for t in tiers)),
-                why=doubt,
+                why=_(doubt),  # the shipped descriptions are catalog messages (LOW_CONFIDENCE_TRANSFER)
                 price=money_rate(bound),
                 highest=highest,
             )
