@@ -28,3 +28,16 @@ def test_the_zh_readme_says_the_read_rate_last(
     # after the rate's own words
     assert "秒引擎启动 + 读取 1 × 15.2 GB，读取速率 0.131 GB/s，即 AWS EBS gp3 的基准速率，" in readme, readme
     assert "读取速率读取" not in readme
+
+
+def test_the_plans_start_up_in_chinese_says_the_read_before_its_rate() -> None:
+    # was "60 秒引擎启动（假设值）+ 1 × 15.2 GB 权重以 0.131 GB/s（假设：…）读取":
+    # the verb after the rate's own words
+    from gpuplan.i18n import use_language
+    from gpuplan.start_up import StartUp
+
+    start = StartUp(weights_gb=15.2, read_gbps=0.131, read_given=None, boot_s=0.0, boot_left_out="up")
+    with use_language("zh"):
+        said = start.parts_words()
+    assert "+ 读取 1 × 15.2 GB 权重，读取速率 0.131 GB/s（" in said, said
+    assert not said.rstrip("）").endswith("读取"), said
