@@ -162,12 +162,18 @@ def _compared(
     """The held price ``p`` is compared with, and the band of ratios it may stand at, or None."""
     zone = row.zone or ""
 
+    from gpuplan.catalog.region_countries import region_country
+
+    country = region_country(row.provider, row.region)
+
     def nearest(found: list[HeldPrice]) -> HeldPrice | None:
-        # the same offer's own price where held, else the region's, else any region's: the nearest
-        # figure of them, so that a spread between zones or regions is never taken for a slip
+        # the same offer's own price where held, else the region's, else a region's of the same
+        # country (a cn-beijing row against cn-hangzhou, not cn-hongkong), else any region's: the
+        # nearest figure of them, so that a spread between zones or regions is never taken for a slip
         for group in (
             [h for h in found if h.region == row.region and h.zone == zone],
             [h for h in found if h.region == row.region],
+            [h for h in found if country and region_country(row.provider, h.region) == country],
             found,
         ):
             if group:
