@@ -667,11 +667,14 @@ def test_a_commitment_at_a_stale_price_is_left_out_and_the_one_it_would_buy_is_s
     assert "$12,000, at a price of 2023-06 (stale (3.5 y); source: a blog's table)" in bought, bought
     assert any("a commitment locks its price in for its term" in x for x in lines), lines
     # its break-even is said at that price, and why the schedule has none (the line had gone)
-    assert (
+    (stale_line,) = [x for x in lines if x.startswith("Break-even utilisation, monthly subscription: none")]
+    assert stale_line.startswith(
         "Break-even utilisation, monthly subscription: none at prices known to be current (no current "
         "price of it); at its stale price, the one the total with stale prices is figured at, 68% of its "
-        "hours (pays off above this)"
-    ) in lines, lines
+        "hours (pays off above this): "
+    ), stale_line
+    # and the prices it is the quotient of, as at current prices ($1,000 / 730 h ÷ $2 = 68%)
+    assert "a GPU-hour ÷ $2.00 a GPU-hour on demand (d on aws/us-east-1 " in stale_line, stale_line
     assert no_commitment_line(report).startswith("No commitment pays off at prices known to be current")
     row = next(r for r in price_rows(report) if r[3] == "monthly subscription")
     assert "stale" in row[6] and "not bought: the total with stale prices is figured at it" in row[6]

@@ -26,7 +26,14 @@ from gpuplan.commit.adapters import (
     shift_notes,
 )
 from gpuplan.commit.crossings import border_notes, country_notes, places_bought
-from gpuplan.commit.model import Commitment, MissingPrice, PricedOffer, Schedule, TcoProblem
+from gpuplan.commit.model import (
+    BreakEvenBasis,
+    Commitment,
+    MissingPrice,
+    PricedOffer,
+    Schedule,
+    TcoProblem,
+)
 from gpuplan.commit.optimise import optimise
 from gpuplan.commit.usage import Usage, load_usage
 from gpuplan.errors import GpuplanError, InfeasibleError, InputError
@@ -117,6 +124,11 @@ class WithStalePrices:
     """The cheaper schedule's break-evens (:attr:`Schedule.break_even_by_gpu`), stale prices
     included: where a commitment has no price known to be current, the report's has none of it,
     and says this one beside it."""
+    break_even_offers: dict[str, dict[str, PricedOffer]] = field(default_factory=dict)
+    """The offer each of ``break_even_by_gpu`` is figured at (:attr:`Schedule.break_even_offers`)."""
+    break_even_on_demand: dict[str, dict[str, BreakEvenBasis]] = field(default_factory=dict)
+    """The on-demand price each of ``break_even_by_gpu`` is figured against, so that the line said
+    beside the report's shows the prices it is the quotient of, as the report's own lines do."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -531,6 +543,8 @@ def _fresh_first(
         offers=_bought(cheapest),
         commitments=cheapest.commitments,
         break_even_by_gpu=cheapest.break_even_by_gpu,
+        break_even_offers=cheapest.break_even_offers,
+        break_even_on_demand=cheapest.break_even_on_demand,
     )
     try:
         schedule = optimise(fresh)

@@ -645,17 +645,22 @@ def summary_lines(report: TcoReport) -> list[str]:
             lines.append(line)
     for gpu, per in stale.items():
         for p, be in per.items():
-            lines.append(
-                _(
-                    "Break-even utilisation, {pricing}: none at prices known to be current (no current "
-                    "price of it); at its stale price, the one the total with stale prices is figured at, "
-                    "{share} of its hours ({verdict})"
-                ).format(
-                    pricing=f"{gpu} {_pricing(p)}" if several else _pricing(p),
-                    share=format_percent(be),
-                    verdict=_("never pays off") if be >= 1 else _("pays off above this"),
-                )
+            line = _(
+                "Break-even utilisation, {pricing}: none at prices known to be current (no current "
+                "price of it); at its stale price, the one the total with stale prices is figured at, "
+                "{share} of its hours ({verdict})"
+            ).format(
+                pricing=f"{gpu} {_pricing(p)}" if several else _pricing(p),
+                share=format_percent(be),
+                verdict=_("never pays off") if be >= 1 else _("pays off above this"),
             )
+            # the prices it is the quotient of, as the line at current prices gives them
+            w = report.with_stale_prices
+            basis = w.break_even_on_demand.get(gpu, {}).get(p) if w is not None else None
+            offer = w.break_even_offers.get(gpu, {}).get(p) if w is not None else None
+            if basis is not None and offer is not None:
+                line += _break_even_basis_words(report, offer, basis)
+            lines.append(line)
     lines += unknown_lines(report)
     lines += _age_lines(report)
     lines += _with_stale_lines(report)
