@@ -72,8 +72,11 @@ USAGE_CASES: list[tuple[dict[str, object], str, str]] = [
     ),
     (
         _demand(workload="w.yaml"),
-        "demands[0]: a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month",
-        "demands[0]: 工作负载需求需要 runs_per_month（如 4）或 runs_by_month 二者之一",
+        # a service's run is its month: the refusal says so (only an example file had shown it)
+        "demands[0]: a workload demand needs one of runs_per_month (e.g. 4; 1 for a service, whose run "
+        "is its month) or runs_by_month",
+        "demands[0]: 工作负载需求需要 runs_per_month（如 4；服务为 1，它的一次运行即整个月）"
+        "或 runs_by_month 二者之一",
     ),
     (
         _demand(gpu="L4", gpus=1, runs_per_month=3),

@@ -312,7 +312,12 @@ class DemandSpec(Spec):
                     N_("gpus_per_run goes with a direct demand; the planner sizes a workload's run")
                 )
             if (self.runs_per_month is None) == (self.runs_by_month is None):
-                raise _Invalid(N_("a workload demand needs one of runs_per_month (e.g. 4) or runs_by_month"))
+                raise _Invalid(
+                    N_(
+                        "a workload demand needs one of runs_per_month (e.g. 4; 1 for a service, whose run "
+                        "is its month) or runs_by_month"
+                    )
+                )
             return self
         if self.data_each_run is not None:
             raise _Invalid(
