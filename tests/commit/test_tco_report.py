@@ -771,3 +771,41 @@ def test_a_break_even_names_the_on_demand_price_it_is_figured_against() -> None:
     with use_language("zh"):
         (line,) = [x for x in summary_lines(report) if x.startswith("盈亏平衡")]
     assert "$2.18" in line and "11.0 小时" in line, line
+
+
+def test_a_commitment_both_schedules_buy_is_not_listed_as_resting_on_a_stale_price() -> None:
+    # A monthly subscription at a current price, bought by the schedule, was listed again under "With
+    # stale prices it would buy … check it before signing" beside the stale spot price the cheaper
+    # total used: a reader took the fresh quote for the stale one's.
+    from gpuplan.report.tco import _with_stale_lines
+
+    usage = load_usage(
+        {
+            "horizon_months": 12,
+            "start": "2027-01",
+            "demands": [{"name": "d", "gpu": "A100-SXM4-40GB", "gpus": 2, "hours_per_month": 730}],
+        }
+    )
+    problem = TcoProblem(
+        horizon_months=12,
+        demands=(
+            Demand(name="base", gpu="A100-SXM4-40GB", gpu_hours=(730.0,) * 12),
+            Demand(
+                name="d", gpu="A100-SXM4-40GB", gpu_hours=(176.0,) * 12, interruptible=True, run_hours=8.0
+            ),
+        ),
+        offers=(
+            replace(_offer("on_demand", 2.0), as_of="2026-11-01"),
+            replace(_offer("monthly", 1000 / 730, 1), as_of="2026-11-20"),
+            replace(_offer("spot", 0.3), as_of="2022-03/2026-12-02", interruptions_per_hour=1 / 24),
+        ),
+    )
+    report = _solved(usage, problem, 10872.0)
+    w = report.with_stale_prices
+    assert w is not None and report.schedule.commitments and w.commitments
+    lines = _with_stale_lines(report)
+    assert not any(x.startswith("With stale prices it would buy: ") for x in lines), lines
+    assert (
+        "With stale prices it would buy the schedule's own commitments above as well (1 of them, at prices "
+        "known to be current)" in lines
+    ), lines

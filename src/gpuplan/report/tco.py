@@ -863,7 +863,18 @@ def _with_stale_lines(report: TcoReport) -> list[str]:
             "would use {n} {kind}, {left_out} left out in all): {outcome}"
         ).format(why=_("; ").join(why), n=w.used, kind=kind, left_out=w.left_out, outcome=outcome)
     ]
-    for first, months, cost_usd in commitment_runs(w.commitments):
+    # a commitment the schedule above buys too, at a price known to be current, is that schedule's,
+    # not one that rests on a stale price: said once, not listed as "check it before signing"
+    ours = {(c.offer, c.start_month, c.units) for c in report.schedule.commitments}
+    shared = [c for c in w.commitments if (c.offer, c.start_month, c.units) in ours]
+    if shared:
+        lines.append(
+            _(
+                "With stale prices it would buy the schedule's own commitments above as well ({n} of them, "
+                "at prices known to be current)"
+            ).format(n=len(commitment_runs(tuple(shared))))
+        )
+    for first, months, cost_usd in commitment_runs(tuple(c for c in w.commitments if c not in shared)):
         o = first.offer
         age = offer_age(report, o)
         lines.append(
