@@ -624,3 +624,13 @@ def test_an_azure_zone_1_region_prices_its_egress_at_the_zones_published_ladder(
     assert west.egress_out_usd == pytest.approx(east.egress_out_usd)
     assert not west.unknown_facts & Fact.EGRESS
     assert not [a for a in west.assumptions if "unknown" in a and a.startswith("egress")], west.assumptions
+
+
+def test_a_workload_without_its_task_is_said_to_be_planned_as_train() -> None:
+    # the service had planned a fine-tune written without `task` as a training run from scratch
+    # (no base weights downloaded) without a word
+    base = {"name": "w", "model": {"preset": "gpt2"}, "inputs": {"batch_size": 8, "seq_len": 128}}
+    _job, notes = job_facts_from(Workload.from_dict(base), None)
+    assert any(n.startswith("task not given: planned as train, from scratch") for n in notes), notes
+    _job, notes = job_facts_from(Workload.from_dict({**base, "task": "train"}), None)
+    assert not any(n.startswith("task not given") for n in notes), notes

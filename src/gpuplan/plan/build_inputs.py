@@ -744,6 +744,14 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
     from gpuplan.perf.workload_request import job_size as job_size_of
 
     notes: list[str] = []
+    if "task" not in workload.model_fields_set:
+        # the default, said: a fine-tune written without its task is planned with no base weights
+        notes.append(
+            _(
+                "task not given: planned as train, from scratch (no base weights are downloaded before "
+                "it runs); write task: finetune for a fine-tune, task: infer for inference"
+            )
+        )
     data = workload.data
     dataset_gb = data.size_gb if data is not None and data.size_gb is not None else None
     if dataset_gb is None:
