@@ -38,6 +38,7 @@ __all__ = [
     "DIURNAL_PEAK_TO_TROUGH",
     "WEEKDAYS",
     "DayRate",
+    "LoadDay",
     "Schedule",
     "cosine_level",
     "diurnal_day_rate",
@@ -105,6 +106,43 @@ def diurnal_day_rate(mean: float | None, peak: float | None) -> DayRate:
     rate, held = fit_level(level, mean, peak)
     asked = mean if mean is not None and not math.isclose(held, mean) else None
     return DayRate(rate_per_minute=rate, mean_held=held, mean_asked=asked)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LoadDay:
+    """A service's day as its team knows it (``serving.day``): requests/s at times of day, linear
+    between consecutive points, the last leading to the first at midnight."""
+
+    points: tuple[tuple[int, float], ...]
+    """(minutes after midnight, requests/s), sorted by time, at least two, the times distinct."""
+
+    def rate(self) -> DayRate:
+        """The day minute by minute: the rate at each minute's middle, which for a line between whole
+        minutes is the minute's own mean, so the minutes' mean is the day's."""
+        t = np.array([m for m, _r in self.points], dtype=float)
+        r = np.array([r for _m, r in self.points], dtype=float)
+        minute = np.arange(1440) + 0.5
+        rate = np.interp(minute, t, r, period=1440.0)
+        return DayRate(rate_per_minute=rate, mean_held=float(rate.mean()), mean_asked=None)
+
+    @property
+    def mean(self) -> float:
+        """The day's mean, requests/s."""
+        return self.rate().mean_held
+
+    @property
+    def highest(self) -> float:
+        """Its highest rate, requests/s (a point's: the day is linear between them)."""
+        return max(r for _m, r in self.points)
+
+    def scaled(self, scale: float) -> LoadDay:
+        """The same day with every rate × ``scale``."""
+        return LoadDay(points=tuple((m, r * scale) for m, r in self.points))
+
+    @property
+    def said(self) -> str:
+        """``00:00 3, 19:30 3, 20:00 40``: its points, requests/s at each time."""
+        return ", ".join(f"{m // 60:02d}:{m % 60:02d} {r:g}" for m, r in self.points)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -342,3 +342,54 @@ def test_a_spot_service_that_follows_its_day_says_it_is_below_the_replicas_the_h
     with use_language("zh"):
         (said,) = [line for line in service_spot_lines(rec) if "无备用时" in line]
     assert "低于当时所需的副本数" in said and "最多 3 个" in said
+
+
+#: A chatbot's evening (``serving.day``): 3 requests/s at night, 40 from 20:00 (reached in 30 min)
+#: to 23:00, back to 3 by 23:30.
+EVENING = ((0, 3.0), (1170, 3.0), (1200, 40.0), (1380, 40.0), (1410, 3.0))
+
+
+def test_a_workloads_own_evening_ramp_outruns_the_autoscaler_the_cosine_day_would_not() -> None:
+    from gpuplan.day_load import LoadDay
+
+    day = LoadDay(points=EVENING)
+    kw = {
+        "peak": 40.0,
+        "least": 1,
+        "replicas": 5,
+        "instances": 5,
+        "gpus": 5,
+        "per_replica": 9.8,
+        "load_words": "given",
+        "run_h": 730.0,
+        "start_up_h": 13 / 60,
+        "start_up_words": "13 min",
+        "down_h": 0.0,
+        "down_words": "none",
+    }
+    own = day_of(mean=day.mean, load_day=day, **kw)  # type: ignore[arg-type]
+    cosine = day_of(mean=15.0, **kw)  # type: ignore[arg-type]
+    assert own is not None and cosine is not None
+    # was: the cosine of the same peak and mean, one instance's load in 112 min, "can follow it"
+    assert cosine.follows and cosine.rise_h * 60 == pytest.approx(112, abs=1)
+    # the ramp adds 37 requests/s in 30 min: one replica's 9.8 in 8 min, under the 13 min start-up
+    assert own.rise_h * 60 == pytest.approx(9.8 / (37 / 30), abs=0.1)
+    assert not own.follows and own.mean_held == pytest.approx(3 + 37 * 3.5 / 24)
+    words = option_day_words(own, "L4", scales_down=True, pricing="on_demand", peak_usd=None)
+    assert "cannot follow the day" in words and "peak fleet all month" in words
+    assert "serving.day" in own.day and "cosine" not in own.day
+
+
+def test_a_plan_of_a_service_with_its_own_day_prices_that_day_and_says_so(
+    planned: Callable[..., object],
+) -> None:
+    plan = planned(', min_replicas: 1, day: {"00:00": 1, "19:30": 1, "20:00": 15, "23:00": 15, "23:30": 1}')
+    days = [o for o in plan.options if o.service_day is not None]  # type: ignore[attr-defined]
+    assert days
+    for o in days:
+        assert o.service_day.load_day is not None
+        # its evening ramp (1 -> 15 requests/s in 30 min) outruns a new instance's start-up
+        assert not o.service_day.follows and o.peak_fleet_cost_usd is None
+        assert "the workload's day (serving.day)" in o.service_day_words
+        assert "a cosine busiest" not in o.service_day.day
+    assert any("serving.day" in n for n in plan.notes)  # type: ignore[attr-defined]

@@ -500,6 +500,14 @@ def _day_note(workload: Workload) -> str:
             "it (no serving.min_replicas: the autoscaler's floor is the plan's fleet); set "
             "serving.min_replicas (e.g. 1) to price the fleet its day needs"
         )
+    if sv.load_day is not None:
+        return _(
+            "serving: an option billed by the hour on several instances is priced as the fleet the "
+            "workload's day needs (serving.day: {day} requests/s; mean {mean:g}, peak {peak:g}, as "
+            "tco prices it), its peak fleet all month the high end of its range — where a new "
+            "instance serves before the day's load outgrows the fleet (else, and on a monthly "
+            "subscription or a reservation, its peak fleet all month)"
+        ).format(day=sv.load_day.said, mean=round(sv.mean_requests_per_s, 2), peak=sv.requests_per_s)
     from gpuplan.day_load import diurnal_day_rate
 
     # a mean the day's shape cannot hold under the peak is priced at the one it can (service_day)
@@ -900,6 +908,7 @@ def job_facts_from(workload: Workload, profile: Profile | None) -> tuple[JobFact
         schedule=workload.serving.schedule.window
         if workload.serving is not None and workload.serving.schedule is not None
         else None,
+        load_day=workload.serving.load_day if workload.serving is not None else None,
         max_replicas=workload.serving.max_replicas if workload.serving is not None else None,
         replicas_per_gpu=per_gpu,
         p95_latency_ms=workload.serving.p95_latency_ms if workload.serving is not None else None,

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from gpuplan.day_load import Schedule
+from gpuplan.day_load import LoadDay, Schedule
 from gpuplan.launch_disk import disk_need_gb
 from gpuplan.start_up import INSTANCE_BOOT_S, StartUp, replica_start_up
 from gpuplan.units import (
@@ -375,6 +375,9 @@ class JobFacts:
     schedule: Schedule | None = None
     """A service's ``serving.schedule``: the hours it runs, none outside them (``plan/service_day.py``
     prices its hours); None: all month."""
+    load_day: LoadDay | None = None
+    """A service's ``serving.day``: its load minute by minute, as its team gives it
+    (``plan/service_day.py`` prices its fleet on it); None: the cosine day fitted to its mean and peak."""
     max_replicas: int | None = None
     """A service's ``serving.max_replicas``: the most its autoscaler runs, so the most an option may
     price (None: no bound given)."""

@@ -6,10 +6,12 @@ option on it (:func:`service_days`, where the workload scales down), and ``tco``
 option's day (:attr:`gpuplan.plan.result.Option.service_day`) for the tiers it buys — so one
 service has one monthly cost in both, and in the team service's budget, which counts the plan's.
 
-The day is the one ``gpuplan simulate`` draws a diurnal trace from for the serving block's mean
-and peak (:func:`gpuplan.day_load.diurnal_day_rate`; a mean under what it can hold below the peak
-keeps the peak, the mean raised, and says so). Each minute needs ``ceil(rate / load)`` replicas,
-``load`` the requests/s one replica is held at as ``deploy``'s autoscaler targets it (the caller's
+The day is the workload's own where it gives one (``serving.day``, :class:`gpuplan.day_load.LoadDay`:
+its points, linear between them, minute by minute), else the one ``gpuplan simulate`` draws a
+diurnal trace from for the serving block's mean and peak (:func:`gpuplan.day_load.diurnal_day_rate`;
+a mean under what it can hold below the peak keeps the peak, the mean raised, and says so). Each
+minute needs ``ceil(rate / load)`` replicas, ``load`` the requests/s one replica is held at as
+``deploy``'s autoscaler targets it (the caller's
 :data:`LoadFn`: the smaller of the plan's capacity of one and the serving simulation's, × the
 sizing utilisation, or the plan's × the lower share it met a latency target at); without it, or
 where it gives none, the plan's capacity at that share, as deploy falls back to. Never fewer than
@@ -46,7 +48,7 @@ from gpuplan.perf.inference import TARGET_UTILISATION
 from gpuplan.perf.replica_load import ReplicaLoad, launch_latency_share, replica_load_words
 
 if TYPE_CHECKING:
-    from gpuplan.day_load import Schedule
+    from gpuplan.day_load import LoadDay, Schedule
     from gpuplan.plan.candidates import Candidates
     from gpuplan.plan.input_types import FloatArray, IntArray, JobFacts, OfferTable
     from gpuplan.profile import Profile
@@ -133,6 +135,9 @@ class ServiceDay:
     schedule: Schedule | None = None
     """The hours the service runs (``serving.schedule``): its whole fleet in them, none outside
     them, each instance started before them and removed after; None: its day, every day."""
+    load_day: LoadDay | None = None
+    """The workload's own day (``serving.day``) the fleet follows; None: the cosine day fitted to
+    the mean and the peak."""
 
     def at_load(self, scale: float, per_replica: float | None = None) -> ServiceDay | None:
         """The same service's day with its load (mean and peak) × ``scale``, on a fleet of the same
@@ -158,6 +163,7 @@ class ServiceDay:
             down_h=self.down_h,
             down_words=self.down_words,
             schedule=self.schedule,
+            load_day=None if self.load_day is None else self.load_day.scaled(scale),
         )
 
     @property
@@ -195,6 +201,19 @@ class ServiceDay:
                 "shape within them is not priced, the high end) and no replica outside them"
             ).format(when=self.schedule.said, week=round(self.schedule.hours_per_week, 2))
 
+        if self.load_day is not None:
+            return _(
+                "the workload's day (serving.day): {day} requests/s, linear between those times, mean "
+                "{mean:g} and peak {peak:g} requests/s, {load:.3g} requests/s a replica ({how}), no "
+                "fewer than {least} replica(s)"
+            ).format(
+                day=self.load_day.said,
+                mean=round(self.mean_held, 2),
+                peak=self.peak,
+                load=self.per_replica_requests_per_s,
+                how=self.load_words,
+                least=self.least,
+            )
         words = _(
             "a diurnal day assumed, as simulate draws it: a cosine busiest at {hour:02.0f}:00, mean {mean:g} "
             "and peak {peak:g} requests/s, {load:.3g} requests/s a replica ({how}), no fewer than {least} "
@@ -229,23 +248,39 @@ class ServiceDay:
         """Whether the autoscaler can follow the day, by the plan's own start-up time, in words."""
         if self.schedule is not None:
             return _("the schedule starts its instances, not the load")
-        if self.follows:
+        if self.load_day is not None:
+            template = (
+                _(
+                    "a new instance serves after about {start} min ({how}); at its steepest the workload's "
+                    "day (serving.day) grows by one instance's load in {rise} min, so the autoscaler can "
+                    "follow it"
+                )
+                if self.follows
+                else _(
+                    "a new instance serves only after about {start} min ({how}), while at its steepest the "
+                    "workload's day (serving.day) grows by one instance's load in {rise} min: the "
+                    "autoscaler cannot follow the day, so it is priced as its peak fleet all month"
+                )
+            )
+        elif self.follows:
             # the verdict holds for this day only: a real evening ramp can rise far faster than the
             # cosine (a team's 3 -> 40 requests/s in 30 min adds one instance's load in ~8 min)
-            return _(
+            template = _(
                 "a new instance serves after about {start} min ({how}); at its steepest the day's load "
                 "grows by one instance's in {rise} min, so the autoscaler can follow it. That holds for "
                 "this day only: a load that grows by one instance's in less than {start} min (a steep "
                 "evening ramp) outruns it, so replay your own traffic with `gpuplan simulate autoscale "
                 "--trace`, or start the fleet ahead of the ramp on a schedule"
-            ).format(
-                start=f"{self.start_up_h * 60:.0f}", how=self.start_up_words, rise=f"{self.rise_h * 60:.0f}"
             )
-        return _(
-            "a new instance serves only after about {start} min ({how}), while at its steepest the day's "
-            "load grows by one instance's in {rise} min: the autoscaler cannot follow the day, so it is "
-            "priced as its peak fleet all month"
-        ).format(start=f"{self.start_up_h * 60:.0f}", how=self.start_up_words, rise=f"{self.rise_h * 60:.0f}")
+        else:
+            template = _(
+                "a new instance serves only after about {start} min ({how}), while at its steepest the day's "
+                "load grows by one instance's in {rise} min: the autoscaler cannot follow the day, so it is "
+                "priced as its peak fleet all month"
+            )
+        return template.format(
+            start=f"{self.start_up_h * 60:.0f}", how=self.start_up_words, rise=f"{self.rise_h * 60:.0f}"
+        )
 
     @property
     def start_up_words_day(self) -> str:
@@ -391,6 +426,7 @@ def day_of(
     down_h: float,
     down_words: str,
     schedule: Schedule | None = None,
+    load_day: LoadDay | None = None,
 ) -> ServiceDay | None:
     """The fleet a service's day needs on an option of ``instances`` instances holding ``replicas``
     replicas over ``gpus`` GPUs, each replica held at ``per_replica`` requests/s, over ``run_h``
@@ -399,7 +435,10 @@ def day_of(
     peak, a replica's load not known, or a fleet of one instance (nothing to scale down).
 
     With a ``schedule``, its week instead, minute by minute: the whole fleet in its hours and none
-    outside them (each instance started and removed as the day's are), whatever the mean."""
+    outside them (each instance started and removed as the day's are), whatever the mean.
+
+    With a ``load_day`` (``serving.day``), that day minute by minute rather than the cosine fitted
+    to ``mean`` and ``peak`` (``mean`` is its mean)."""
     from gpuplan.day_load import diurnal_day_rate
 
     per_node = replicas / instances
@@ -416,7 +455,7 @@ def day_of(
     ):
         return None
     else:
-        day = diurnal_day_rate(mean, peak)
+        day = diurnal_day_rate(mean, peak) if load_day is None else load_day.rate()
         need = np.clip(np.ceil(day.rate_per_minute / per_replica - 1e-9), least, replicas)
         nodes = np.minimum(np.ceil(need / per_node - 1e-9), instances)
         # the day's steepest rise, requests/s per hour (the day repeats: its last minute leads to its first)
@@ -459,6 +498,7 @@ def day_of(
         replicas=replicas,
         run_h=run_h,
         schedule=schedule,
+        load_day=load_day,
     )
 
 
@@ -589,6 +629,7 @@ def service_days(
                 down_h=down_h,
                 down_words=down_words,
                 schedule=job.schedule,
+                load_day=job.load_day,
             )
             seen[day_key] = -1 if d is None else len(days)
             if d is not None:

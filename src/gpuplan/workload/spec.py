@@ -6,6 +6,7 @@ Every section is a frozen pydantic model that rejects unknown keys. Any problem 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -18,7 +19,7 @@ from pydantic import BeforeValidator, Field, ValidationError, field_validator, m
 from gpuplan.bounded import MAX_DOCUMENT_BYTES, load_yaml, read_text, refuse_foreign_file
 from gpuplan.catalog.city_zones import city_zones
 from gpuplan.confine import Folder
-from gpuplan.day_load import WEEKDAYS, Schedule
+from gpuplan.day_load import WEEKDAYS, LoadDay, Schedule
 from gpuplan.errors import NotFoundError, Phrase, UnknownChoiceError, WorkloadError
 from gpuplan.hardware.gpus import (
     MAX_GPU_COUNT,
@@ -710,6 +711,12 @@ class ServingSpec(Spec):
     schedule: ScheduleSpec | None = None
     """The hours the service runs (``hours``, ``days``, ``time_zone``); no replica runs outside them,
     and it is priced for its hours only. Left out: it runs all month."""
+    day: dict[str, float] | None = None
+    """The service's day as its team knows it: requests/s at times of day, ``{"00:00": 3, "19:30":
+    3, "20:00": 40, "23:00": 40, "23:30": 3}`` (24-hour clock, local time, quoted), linear between
+    consecutive times, the last leading to the first at midnight. The plan and ``tco`` price the
+    autoscaled fleet on it minute by minute, and its mean is the workload's mean
+    (``mean_requests_per_s``). Left out: a cosine day fitted to the mean and the peak."""
     engine: str | None = None
     """The serving engine and its version, as pip pins it: ``vllm==0.8.5``, ``sglang==0.4.1``; the
     engine alone (``vllm``) when the version is not known. Its CPU work between two iterations, and
@@ -736,6 +743,38 @@ class ServingSpec(Spec):
             return tuple(dict.fromkeys(code for name in v for code in country_codes_of(name, "users_in:")))
         except GpuplanError as e:
             raise ValueError(e) from None
+
+    @field_validator("day", mode="before")
+    @classmethod
+    def _day(cls, v: object) -> object:
+        if v is None:
+            return v
+        if not isinstance(v, Mapping) or len(v) < 2:
+            raise _refused(
+                N_('at least two times of day with their requests/s, as {{"00:00": 3, "20:00": 40}}')
+            )
+        points: dict[int, float] = {}
+        for time, rate in v.items():
+            minute = _clock_minutes(time) if isinstance(time, str) else None
+            if minute is None or minute >= 1440:
+                # YAML reads 19:30 unquoted as the number 1170
+                raise _refused(
+                    N_('time {value!r}: write it as "19:30" (24-hour clock, 00:00 to 23:59, quoted)'),
+                    value=time,
+                )
+            if minute in points:
+                raise _refused(N_("{value!r} is given twice"), value=time)
+            ok = isinstance(rate, int | float) and not isinstance(rate, bool)
+            if not ok or not math.isfinite(float(rate)) or float(rate) < 0:
+                raise _refused(
+                    N_("{time}: the requests/s must be a number, 0 or more (got {value!r})"),
+                    time=time,
+                    value=rate,
+                )
+            points[minute] = float(rate)
+        if not any(points.values()):
+            raise _refused(N_("every rate is 0: a day with no requests has no service to plan"))
+        return {f"{m // 60:02d}:{m % 60:02d}": points[m] for m in sorted(points)}
 
     @field_validator("gpu_utilization_target")
     @classmethod
@@ -782,6 +821,51 @@ class ServingSpec(Spec):
                 peak=self.requests_per_s,
             )
         return self
+
+    @model_validator(mode="after")
+    def _day_fits(self) -> ServingSpec:
+        day = self.load_day
+        if day is None:
+            return self
+        if self.schedule is not None:
+            raise _refused(
+                N_(
+                    "serving.day and serving.schedule: give one or the other (the day's load, or the "
+                    "hours it runs)"
+                )
+            )
+        if day.highest > self.requests_per_s * (1 + 1e-9):
+            # the fleet is sized for requests_per_s: a day above it would be served by a fleet too small
+            raise _refused(
+                N_(
+                    "serving.day reaches {high:g} requests/s, above requests_per_s ({peak:g}), the peak "
+                    "the fleet is sized for: give the day's peak as requests_per_s"
+                ),
+                high=day.highest,
+                peak=self.requests_per_s,
+            )
+        mean = day.mean
+        given = self.mean_requests_per_s
+        if given is not None and not math.isclose(given, mean, rel_tol=0.01):
+            raise _refused(
+                N_(
+                    "mean_requests_per_s ({given:g}) is not serving.day's mean ({mean:g} requests/s): "
+                    "leave it out, the day's mean is taken"
+                ),
+                given=given,
+                mean=round(mean, 3),
+            )
+        # the day's mean is the workload's mean, wherever the mean is read (egress, cost per token, …)
+        object.__setattr__(self, "mean_requests_per_s", mean)
+        self.__pydantic_fields_set__.add("mean_requests_per_s")
+        return self
+
+    @property
+    def load_day(self) -> LoadDay | None:
+        """``day`` as the plan reads it; None where the workload gives none."""
+        if self.day is None:
+            return None
+        return LoadDay(points=tuple((_clock_minutes(t) or 0, r) for t, r in self.day.items()))
 
     @property
     def scales_down(self) -> bool:
