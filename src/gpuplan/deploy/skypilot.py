@@ -77,6 +77,28 @@ def skypilot_clouds() -> dict[str, str]:
     return {p: c for p in PROVIDERS if (c := facts(p).skypilot_cloud)}
 
 
+#: The SkyPilot clouds whose object store SkyPilot creates a bucket in (its ``StoreType``: S3, GCS,
+#: AZURE, R2, IBM, OCI, NEBIUS; skypilot-org/skypilot, sky/data/storage.py, read 2026-12-08; R2 and
+#: IBM are stores of no cloud gpuplan plans on). A bucket named with no ``store:`` goes to the store
+#: of an enabled cloud; a task on another cloud (Lambda, RunPod, Vast.ai …) needs one enabled.
+_CLOUDS_WITH_A_STORE = frozenset({"aws", "gcp", "azure", "oci", "nebius"})
+
+
+def bucket_store_words(spec: LaunchSpec) -> str:
+    """The README's sentence on where a run's bucket is made, for a task on a cloud SkyPilot manages
+    no object store of; "" on one it does (or with no provider: SkyPilot picks the cloud)."""
+    cloud = skypilot_clouds().get(spec.provider or "")
+    if cloud is None or cloud in _CLOUDS_WITH_A_STORE:
+        return ""
+    return _(
+        "{provider} has no object store SkyPilot makes buckets in, so the checkpoints' bucket is made "
+        "in the store of another cloud that `sky check` enables (S3, GCS, Azure Blob, Cloudflare R2, "
+        "OCI or Nebius): enable one too (e.g. `pip install \"skypilot[{cloud},aws]\"` with your AWS "
+        "credentials), or `sky jobs launch` fails to create it. That store's storage, and the "
+        "checkpoints written to it across clouds, are billed by that cloud: the plan did not price them."
+    ).format(provider=spec.provider, cloud=cloud)
+
+
 def infra(spec: LaunchSpec) -> str | None:
     """``resources.infra`` for ``spec``: ``<cloud>/<region>`` (``<cloud>`` alone without a region),
     None when the spec names no provider (SkyPilot then picks the cheapest cloud). A provider SkyPilot
@@ -471,6 +493,8 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
     # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
     # among the clouds `sky check` enables, AWS's extra being the usual first one.
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
+    if bucket_store_words(spec):
+        cloud = f"{cloud},aws"  # a cloud whose store the checkpoints' bucket is made in (said below)
     network = _network_readme(spec)
     resumes = _(", so a recovered job resumes where the preempted one stopped") if spec.spot else ""
     title = _("{name}: SkyPilot").format(name=spec.name)
@@ -482,6 +506,8 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
         "again. `run` starts torchrun through launch.sh with SkyPilot's node rank and head-node IP.\n"
         "Checkpoints go to the bucket mounted at /checkpoints{resumes}."
     ).format(extra=extra, resumes=resumes)
+    if store := bucket_store_words(spec):
+        uploads = f"{uploads} {store}"
     run = _(
         "Each `gpuplan deploy` is a new run with a new bucket: this one's checkpoints go to `{bucket}`, "
         "named once in task.yaml. To resume this run (after a failure, or `sky down`), launch this "
