@@ -496,6 +496,19 @@ def test_explanation_names_the_main_driver() -> None:
     assert "price per hour (1× H100-SXM5-80GB vs 8× A100-SXM4-40GB)" in plan.why[0]
 
 
+def test_a_driver_far_larger_than_the_difference_says_what_offset_it() -> None:
+    # "$0.92 (4.2%) cheaper, …; main cost driver: price per hour ($138.27)" read as if something cost
+    # $138: the cheaper hour was nearly all paid back by the longer job
+    rows = [offer(instance_type="p5", gpu="H100-SXM5-80GB", gpu_memory_gib=80, price_usd=45.0), offer()]
+    plan = _plan(rows, Constraints(max_gpus=8, objective=Objective.COST))
+    why = plan.why[0]
+    assert "$0.54 (2.3%) cheaper" in why, why
+    assert why.endswith(
+        "main cost driver: price per hour (A100-SXM4-40GB vs H100-SXM5-80GB) ($23.53), mostly offset by "
+        "job time (GPU speed and count) (−$22.97)"
+    ), why
+
+
 def test_unknown_regional_prices_can_exclude_instead_of_assume() -> None:
     # Tencent has no storage or egress price in the facts: "assume" keeps it with labelled
     # assumptions, "exclude" leaves its one candidate within 8 GPUs out, with its own reason.

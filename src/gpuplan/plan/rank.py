@@ -243,7 +243,16 @@ def _main_driver(win: Option, other: Option) -> str:
         text = _("the spare instances that keep the load target through spot reclaims")
     else:
         text = _(_DRIVER_NAMES[name])
-    return _("{driver} ({amount})").format(driver=text, amount=money(value))
+    said = _("{driver} ({amount})").format(driver=text, amount=money(value))
+    # a part far larger than the whole difference was mostly paid back by another: say which, where
+    # "price per hour ($138.27)" had stood alone beside options $0.92 apart
+    back_name, back = min(parts.items(), key=lambda kv: kv[1])
+    difference = other.total_cost_usd - win.total_cost_usd
+    if back < 0 and difference > 0 and value > 2 * difference:
+        said = _("{driver}, mostly offset by {other} (−{back})").format(
+            driver=said, other=_(_DRIVER_NAMES[back_name]), back=money(-back)
+        )
+    return said
 
 
 def _gpus(o: Option, against: Option) -> str:
