@@ -93,7 +93,7 @@ def bucket_store_words(spec: LaunchSpec) -> str:
     return _(
         "{provider} has no object store SkyPilot makes buckets in, so the checkpoints' bucket is made "
         "in the store of another cloud that `sky check` enables (S3, GCS, Azure Blob, Cloudflare R2, "
-        "OCI or Nebius): enable one too (e.g. `pip install \"skypilot[{cloud},aws]\"` with your AWS "
+        'OCI or Nebius): enable one too (e.g. `pip install "skypilot[{cloud},aws]"` with your AWS '
         "credentials), or `sky jobs launch` fails to create it. That store's storage, and the "
         "checkpoints written to it across clouds, are billed by that cloud: the plan did not price them."
     ).format(provider=spec.provider, cloud=cloud)
