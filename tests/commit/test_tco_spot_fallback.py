@@ -64,6 +64,8 @@ def test_baseline_prices_the_demands_that_have_an_on_demand_price_and_names_the_
     assert s.on_demand_unpriced == ("pretrain",)
     line = next(x for x in summary_lines(report) if x.startswith("All on demand"))
     assert "at least $2,400" in line and "pretrain: no on-demand price for H100-SXM in SG" in line
+    # said as no baseline: below the total where the unpriced demand costs something
+    assert "the others are not counted in it, so it is no baseline for the total" in line, line
     doc = tco_json(report)
     assert doc["all_on_demand_cost_usd"] is None
     assert doc["on_demand_known_total_usd"] == 2400.0 and doc["on_demand_unpriced"] == ["pretrain"]

@@ -423,8 +423,10 @@ def _partial_baseline_line(report: TcoReport) -> str:
     )
     if s.on_demand_priced_usd is None:
         return _("All on demand: not priced ({unpriced})").format(unpriced=unpriced)
+    # the priced demands' sum: below the total where the others cost something, so said as no baseline
     return _(
-        "All on demand: at least {amount}, the demands that have an on-demand price; not priced: {unpriced}"
+        "All on demand: at least {amount}, the demands that have an on-demand price only (the others are "
+        "not counted in it, so it is no baseline for the total); not priced: {unpriced}"
     ).format(amount=money.format(s.on_demand_priced_usd), unpriced=unpriced)
 
 
