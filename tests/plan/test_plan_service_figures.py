@@ -182,3 +182,17 @@ def _any_option() -> Option:
         toy_estimator(),
         Constraints(),
     ).recommended
+
+
+def test_replicas_packed_on_an_instance_say_which_launch_runs_them_so(service_plan: Plan) -> None:
+    # the plan ranked 2 replicas to a 2-GPU instance at the packed price; SkyServe gives each its own
+    # instance (deploy's README said so, 2×, after the plan had been read)
+    rec = service_plan.recommended
+    assert rec.service is not None
+    one_gpu = replace(rec.service, replica_gpus=1, replicas_per_gpu=1)
+    packed: Option = replace(rec, gpus_per_node=4, service=one_gpu)
+    said = " ".join(service_lines(packed))
+    assert f"4 replicas share each {rec.instance_type}, as `gpuplan deploy --target k8s` runs them" in said
+    assert "launched there this option's instances cost about 4× as much" in said
+    alone: Option = replace(rec, gpus_per_node=1, service=one_gpu)
+    assert "share each" not in " ".join(service_lines(alone))

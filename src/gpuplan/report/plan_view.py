@@ -578,6 +578,26 @@ def service_lines(o: Option) -> list[str]:
             p95=p95,
         ),
         *([o.service_day_words] if o.service_day_words else []),
+        *_packed_words(o),
+    ]
+
+
+def _packed_words(o: Option) -> list[str]:
+    """Where the option puts several replicas on one instance: which launch runs them so, and what
+    the other costs. SkyServe runs each replica as a cluster of its own (deploy's skypilot README
+    says so at its cost); a plan read before that was ranked at the packed price unsaid."""
+    s = o.service
+    if s is None or s.replicas_per_gpu > 1 or s.replica_gpus < 1:
+        return []
+    per_instance = o.gpus_per_node // s.replica_gpus
+    if per_instance < 2:
+        return []
+    return [
+        _(
+            "{k} replicas share each {instance}, as `gpuplan deploy --target k8s` runs them (the price "
+            "above); SkyServe (`--target skypilot`) gives each replica a whole instance, so launched "
+            "there this option's instances cost about {k}× as much"
+        ).format(k=per_instance, instance=o.instance_type)
     ]
 
 
