@@ -141,8 +141,11 @@ class LoadDay:
 
     @property
     def said(self) -> str:
-        """``00:00 3, 19:30 3, 20:00 40``: its points, requests/s at each time."""
-        return ", ".join(f"{m // 60:02d}:{m % 60:02d} {r:g}" for m, r in self.points)
+        """``00:00 3, 19:30 3, 20:00 40``: its points, requests/s at each time, listed as the current
+        language lists (Chinese: 00:00 3、19:30 3、20:00 40)."""
+        from gpuplan.i18n.phrases import item_list
+
+        return item_list(f"{m // 60:02d}:{m % 60:02d} {r:g}" for m, r in self.points)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -66,3 +66,14 @@ def test_a_day_loads_sorted_and_its_mean_is_the_workloads_mean() -> None:
 def test_a_bad_day_is_refused_in_one_line(serving: dict[str, Any], words: tuple[str, ...]) -> None:
     said = _error(**serving)
     assert all(w in said for w in words), said
+
+
+def test_the_days_points_are_listed_as_the_readers_language_lists() -> None:
+    # a Chinese plan had listed them with ASCII commas ("00:00 3, 19:30 3")
+    from gpuplan.day_load import LoadDay
+    from gpuplan.i18n import use_language
+
+    day = LoadDay(points=((0, 3.0), (1170, 3.0), (1200, 40.0)))
+    assert day.said == "00:00 3, 19:30 3, 20:00 40"
+    with use_language("zh"):
+        assert day.said == "00:00 3、19:30 3、20:00 40"
