@@ -367,7 +367,9 @@ def test_an_unknown_fact_of_the_sized_instance_reads_as_chinese(need: HostNeed, 
     other = replace(_offer("on_demand", 2.0), instance_type="g.8x", gpus_per_unit=8.0)
     with use_language("zh"):
         why = need.refusal(other)
-    assert why.startswith(f"{need.instance_type} 的{what}未知"), why
+    # a Latin word keeps its space after 的 ("的 GPU 互连"), a Chinese one none ("的网络")
+    joined = f"的 {what}" if what.isascii() or what[0].isascii() else f"的{what}"
+    assert why.startswith(f"{need.instance_type} {joined}未知"), why
     assert "的其" not in why
 
 

@@ -90,7 +90,7 @@ def test_a_service_plan_gives_each_option_its_cost_per_million_tokens(unbounded:
     text = " ".join(console.export_text().split())
     assert "per million output tokens" in text
     assert "Cost per million tokens: at least" in text  # the peak all month: a floor
-    assert "give serving.mean_requests_per_s, the mean load, for the figure itself" in text
+    assert "Give serving.mean_requests_per_s, the mean load, for the figures themselves" in text
 
 
 def test_a_service_is_measured_against_the_cheapest_on_demand_option_for_the_same_load(

@@ -33,9 +33,9 @@ def test_an_unlike_parameter_is_refused_with_the_known_ones(service: Service) ->
 
 
 def test_the_refusal_is_in_the_callers_language(service: Service) -> None:
-    r = service.client.get("/api/v1/offers?lang=zh&countries=CN", headers=service.auth("read"))
+    r = service.client.get("/api/v1/offers?lang=zh&countrys=CN", headers=service.auth("read"))
     assert r.status_code == 400, r.text
-    assert r.json()["field"] == "countries"
+    assert r.json()["field"] == "countrys"
     assert re.search("[\u4e00-\u9fff]", r.json()["message"]), r.json()
 
 

@@ -63,7 +63,13 @@ CASES: list[tuple[dict[str, Any], str, str]] = [
         "pricing",
         "unknown pricing model 'reserved'; did you mean 'reserved_3y' or 'reserved_1y'?",
     ),
-    ({"workload": _workload(), "currency": "EUR"}, "currency", "must be 'USD' or 'CNY' (got 'EUR')"),
+    # a currency gpuplan does not take, refused by name as --currency EUR is
+    (
+        {"workload": _workload(), "currency": "EUR"},
+        "currency",
+        "'EUR' is EUR, not a currency gpuplan prices in (the catalog has no dated EUR rate): use USD or CNY",
+    ),
+    ({"workload": _workload(), "currency": "USDD"}, "currency", "must be 'USD' or 'CNY' (got 'USDD')"),
     (
         {"workload": _workload(), "deadlin": "6h"},
         "deadlin",

@@ -342,9 +342,10 @@ def refuse_city_as_country(text: str, option: str = "--countries") -> None:
 
 
 def _written(option: str, code: str) -> str:
-    """``code`` as ``option`` takes it: an option's ``--countries CN``, a query parameter's
-    ``countries=CN`` (``option`` ending in ``=``), a file's field ``constraints.countries: [CN]``."""
-    if option.startswith("-"):
+    """``code`` as ``option`` takes it: an option's ``--countries CN`` (or a field written with its
+    colon, ``users_in: GB``), a query parameter's ``countries=CN`` (``option`` ending in ``=``), a
+    file's field ``constraints.countries: [CN]``."""
+    if option.startswith("-") or option.endswith(":"):
         return f"{option} {code}"
     return f"{option}{code}" if option.endswith("=") else f"{option}: [{code}]"
 
