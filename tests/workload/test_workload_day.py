@@ -53,7 +53,9 @@ def test_a_day_loads_sorted_and_its_mean_is_the_workloads_mean() -> None:
     [
         ({"day": {**EVENING, "20:00": 50}}, ("50 requests/s", "requests_per_s (40)")),
         ({"day": {"00:00": 3, "25:00": 4}}, ("'25:00'", '"19:30"')),
-        ({"day": {"00:00": 3, 1170: 40}}, ("1170", "quoted")),
+        # 19:30 unquoted, which YAML reads as 1170: the time it was, said back quoted
+        ({"day": {"00:00": 3, 1170: 40}}, ("time 1170 is 19:30 unquoted", 'write it "19:30"')),
+        ({"day": {"00:00": 3, 2000: 40}}, ("2000", '"19:30"', "quoted")),
         ({"day": {"00:00": 3}}, ("at least two times",)),
         ({"day": {"00:00": 3, "20:00": -1}}, ("0 or more",)),
         ({"day": EVENING, "mean_requests_per_s": 15}, ("(15)", "8.396")),

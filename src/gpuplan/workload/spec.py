@@ -756,8 +756,16 @@ class ServingSpec(Spec):
         points: dict[int, float] = {}
         for time, rate in v.items():
             minute = _clock_minutes(time) if isinstance(time, str) else None
+            if isinstance(time, int) and not isinstance(time, bool) and 0 <= time < 1440:
+                # YAML 1.1 reads 19:30 unquoted as the number 19 × 60 + 30 = 1170: the time it was
+                raise _refused(
+                    N_(
+                        'time {value!r} is {clock} unquoted, which YAML reads as a number: write it "{clock}"'
+                    ),
+                    value=time,
+                    clock=f"{time // 60:02d}:{time % 60:02d}",
+                )
             if minute is None or minute >= 1440:
-                # YAML reads 19:30 unquoted as the number 1170
                 raise _refused(
                     N_('time {value!r}: write it as "19:30" (24-hour clock, 00:00 to 23:59, quoted)'),
                     value=time,
