@@ -507,7 +507,7 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
         "Checkpoints go to the bucket mounted at /checkpoints{resumes}."
     ).format(extra=extra, resumes=resumes)
     if store := bucket_store_words(spec):
-        uploads = f"{uploads} {store}"
+        uploads = sentences(uploads, store)  # joined as the reader's language joins sentences
     run = _(
         "Each `gpuplan deploy` is a new run with a new bucket: this one's checkpoints go to `{bucket}`, "
         "named once in task.yaml. To resume this run (after a failure, or `sky down`), launch this "
