@@ -406,6 +406,14 @@ def deploy(
     # What the files would hide until they run, said together once the files are written, before
     # "wrote N files" (a write refused is one line alone): warnings and notes, in the order found.
     said: list[str] = []
+    if (
+        not is_plan
+        and served is not None
+        and not isinstance(served, str)
+        and (late := _past_deadline(served, steps_h, spec))
+    ):
+        # a workload file's GPUs are the user's choice: no plan held them to its deadline
+        said.append(_("warning: {line}").format(line=late))
     if engine_launch(spec) is not None:
         # The engine's autoscaler holds the requests in flight on a replica at the load chosen from
         # the plan's estimate and the simulated replica (perf/replica_load.py), as `simulate
@@ -868,6 +876,26 @@ def _spot_offers(ctx: typer.Context, spec: LaunchSpec) -> list[OfferPrice]:
         )
     finally:
         store.close()
+
+
+def _past_deadline(workload: Workload, steps_h: float | None, spec: LaunchSpec) -> str | None:
+    """Where the estimate's steps alone on the GPUs deployed outlast the workload's deadline: the
+    warning, said before the files run (a plan would have refused them); None otherwise."""
+    from gpuplan.i18n.numbers import format_hours
+
+    deadline = workload.constraints.deadline_hours
+    if deadline is None or steps_h is None or steps_h <= deadline:
+        return None
+    return _(
+        "by the estimate its steps alone take {steps} on {count} × {gpu}, past its deadline of {deadline} "
+        "(constraints.deadline), before any set-up or spot reclaim: `gpuplan plan` sizes GPUs that "
+        "meet it"
+    ).format(
+        steps=format_hours(steps_h),
+        count=spec.total_gpus,
+        gpu=spec.gpu,
+        deadline=format_hours(deadline),
+    )
 
 
 def _with_unlisted_network(ctx: typer.Context, spec: LaunchSpec) -> LaunchSpec:
