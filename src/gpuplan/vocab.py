@@ -574,18 +574,26 @@ class Currency(Choice):
 _NOT_PRICED_IN = N_(
     "{code} is not a currency gpuplan prices in (the catalog has no dated {code} rate): use USD or CNY"
 )
-NOT_PRICED_IN_NAMED = N_(
+_NOT_PRICED_IN_NAMED = N_(
     "{name!r} is {code}, not a currency gpuplan prices in (the catalog has no dated {code} rate): use "
     "USD or CNY"
 )
+
+
+def not_priced_in(name: str, code: str) -> tuple[str, dict[str, str]]:
+    """The words (template, fields) that refuse ``name`` as ``code``, a currency gpuplan does not
+    take: the code alone where ``name`` is it ("EUR is not a currency …"), else both ("'yen' is
+    JPY, not …"). The one wording of ``--currency``, a price file's row and the service's field."""
+    if name.strip().upper() == code:
+        return _NOT_PRICED_IN, {"code": code}
+    return _NOT_PRICED_IN_NAMED, {"name": name, "code": code}
 
 
 def _not_priced_in(error: UnknownChoiceError, name: str, code: str) -> UnknownChoiceError:
     """``error`` (the refusal of ``name`` as a currency) reworded: ``name`` is ``code``, which
     gpuplan does not take. Still an :class:`UnknownChoiceError`, as the callers that catch one
     (a price file's row, the service's ``currency``) expect."""
-    template = _NOT_PRICED_IN if name.strip().upper() == code else NOT_PRICED_IN_NAMED
-    fields = {"code": code} if template is _NOT_PRICED_IN else {"name": name, "code": code}
+    template, fields = not_priced_in(name, code)
     error.args = (template.format(**fields),)
     error.template, error.fields, error.suggestions = template, MappingProxyType(fields), []
     return error

@@ -67,7 +67,8 @@ CASES: list[tuple[dict[str, Any], str, str]] = [
     (
         {"workload": _workload(), "currency": "EUR"},
         "currency",
-        "'EUR' is EUR, not a currency gpuplan prices in (the catalog has no dated EUR rate): use USD or CNY",
+        # the code alone where it was given as the code, as the command line says it
+        "EUR is not a currency gpuplan prices in (the catalog has no dated EUR rate): use USD or CNY",
     ),
     ({"workload": _workload(), "currency": "USDD"}, "currency", "must be 'USD' or 'CNY' (got 'USDD')"),
     (

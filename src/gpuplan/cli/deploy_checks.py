@@ -157,11 +157,9 @@ def smallest_shape(shapes: Sequence[Shape], weights_gb: float | None) -> str | N
     engine loads through host memory: ``plan/host_memory.py``; None: not known, not checked). A
     host the catalog does not state comes after every stated one (unknown is never the best case).
     None where none is listed, or none holds the weights."""
-    held = [
-        s
-        for s in shapes
-        if weights_gb is None or s.memory_gib is None or s.memory_gib * 2**30 >= weights_gb * 1e9
-    ]
+    from gpuplan.plan.host_memory import ram_holds
+
+    held = [s for s in shapes if ram_holds(s.memory_gib, weights_gb)]
     if not held:
         return None
 

@@ -159,12 +159,10 @@ def share_cmd(
                 "services' configuration"
             )
         )
-    # a budget in yuan, or services kept in mainland China (their clouds price in yuan) and no budget
-    # in dollars, show yuan, as plan shows a workload
+    # a budget in yuan, or services each shown in yuan as plan shows its workload (kept in mainland
+    # China with no budget in dollars)
     yuan = any(c.budget_cny is not None for c in constraints) or (
-        bool(constraints)
-        and all(c.mainland_china_only for c in constraints)
-        and all(c.budget_usd is None for c in constraints)
+        bool(constraints) and all(c.shown_currency() == "CNY" for c in constraints)
     )
     # a price given in yuan is answered in yuan, as a budget in yuan is (--currency USD converts it)
     given_yuan = given_price is not None and given_price.currency == "CNY"

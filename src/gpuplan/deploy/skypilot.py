@@ -493,7 +493,8 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
     # The extra is SkyPilot's cloud name (``do``, ``lambda``); without a provider SkyPilot picks
     # among the clouds `sky check` enables, AWS's extra being the usual first one.
     cloud = skypilot_clouds().get(spec.provider or "", "aws")
-    if bucket_store_words(spec):
+    store = bucket_store_words(spec)
+    if store:
         cloud = f"{cloud},aws"  # a cloud whose store the checkpoints' bucket is made in (said below)
     network = _network_readme(spec)
     resumes = _(", so a recovered job resumes where the preempted one stopped") if spec.spot else ""
@@ -506,7 +507,7 @@ def _readme(spec: LaunchSpec, package: UserPackage | None, bucket: str, options:
         "again. `run` starts torchrun through launch.sh with SkyPilot's node rank and head-node IP.\n"
         "Checkpoints go to the bucket mounted at /checkpoints{resumes}."
     ).format(extra=extra, resumes=resumes)
-    if store := bucket_store_words(spec):
+    if store:
         uploads = sentences(uploads, store)  # joined as the reader's language joins sentences
     run = _(
         "Each `gpuplan deploy` is a new run with a new bucket: this one's checkpoints go to `{bucket}`, "

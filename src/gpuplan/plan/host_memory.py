@@ -49,6 +49,7 @@ __all__ = [
     "exclude_short_host_ram",
     "host_ram_note",
     "host_ram_unsure",
+    "ram_holds",
     "weights_to_load_gb",
 ]
 
@@ -74,6 +75,15 @@ def _short(ram_gib: np.ndarray, need_gb: float) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         out: np.ndarray = ram_gib * _GIB < need_gb * 1e9
     return out
+
+
+def ram_holds(ram_gib: float | None, need_gb: float | None) -> bool:
+    """Whether an instance of ``ram_gib`` GiB of RAM holds ``need_gb`` GB of weights to load, as the
+    plan leaves out the instances that do not (:func:`exclude_short_host_ram`); an unknown figure of
+    either is not refused here (the plan ranks such an instance after the known ones)."""
+    if ram_gib is None or need_gb is None:
+        return True
+    return not bool(_short(np.array([ram_gib], dtype=float), need_gb)[0])
 
 
 def exclude_short_host_ram(cands: Candidates, offers: OfferTable, job: JobFacts) -> None:

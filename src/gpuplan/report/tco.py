@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from gpuplan.catalog.dates import PriceAge
     from gpuplan.commit import Commitment, MissingPrice, PricedOffer, TcoReport
+    from gpuplan.commit.api import WithStalePrices
     from gpuplan.commit.model import BreakEvenBasis, Demand, HeldOut, Peak, Schedule, SpotFallback
 
 __all__ = ["PRICING_LABELS", "TCO_SCHEMA_VERSION", "commitment_runs", "tco_json", "tco_view"]
@@ -640,11 +641,7 @@ def summary_lines(report: TcoReport) -> list[str]:
             line = _("Break-even utilisation, {pricing}: {share} of its hours ({verdict})").format(
                 pricing=pricing, share=format_percent(be), verdict=verdict
             )
-            basis = s.break_even_on_demand.get(gpu, {}).get(p)
-            offer = s.break_even_offers.get(gpu, {}).get(p)
-            if basis is not None and offer is not None:
-                line += _break_even_basis_words(report, offer, basis)
-            lines.append(line)
+            lines.append(line + _basis_of(report, s, gpu, p))
     for gpu, per in stale.items():
         for p, be in per.items():
             line = _(
@@ -657,12 +654,7 @@ def summary_lines(report: TcoReport) -> list[str]:
                 verdict=_("never pays off") if be >= 1 else _("pays off above this"),
             )
             # the prices it is the quotient of, as the line at current prices gives them
-            w = report.with_stale_prices
-            basis = w.break_even_on_demand.get(gpu, {}).get(p) if w is not None else None
-            offer = w.break_even_offers.get(gpu, {}).get(p) if w is not None else None
-            if basis is not None and offer is not None:
-                line += _break_even_basis_words(report, offer, basis)
-            lines.append(line)
+            lines.append(line + _basis_of(report, report.with_stale_prices, gpu, p))
     lines += unknown_lines(report)
     lines += _age_lines(report)
     lines += _with_stale_lines(report)
@@ -689,6 +681,14 @@ def _basis_doc(basis: BreakEvenBasis | None) -> dict[str, Any] | None:
         "usd_per_gpu_hour_used": round(basis.usd_per_gpu_hour_used, 6),
         "term_factor": round(basis.term_factor, 6),
     }
+
+
+def _basis_of(report: TcoReport, schedule: Schedule | WithStalePrices | None, gpu: str, pricing: str) -> str:
+    """:func:`_break_even_basis_words` of ``schedule``'s break-even of ``gpu`` on ``pricing`` (the
+    report's, or the one with stale prices beside it); "" where it records none."""
+    basis = schedule.break_even_on_demand.get(gpu, {}).get(pricing) if schedule is not None else None
+    offer = schedule.break_even_offers.get(gpu, {}).get(pricing) if schedule is not None else None
+    return "" if basis is None or offer is None else _break_even_basis_words(report, offer, basis)
 
 
 def _break_even_basis_words(report: TcoReport, offer: PricedOffer, basis: BreakEvenBasis) -> str:

@@ -203,9 +203,12 @@ def _refused(e: RequestValidationError, lang: str) -> tuple[str, str | None, str
         # a currency gpuplan does not take: an amount signed in it ("60000円") or a ``currency``
         # that names it ("yen"), in the reader's language as the command says it
         from gpuplan.units import UNSUPPORTED_CURRENCY
-        from gpuplan.vocab import NOT_PRICED_IN_NAMED
+        from gpuplan.vocab import not_priced_in
 
-        said = Phrase(NOT_PRICED_IN_NAMED if "name" in ctx else UNSUPPORTED_CURRENCY, **ctx)
+        if "value" in ctx:  # an amount signed in it
+            said = Phrase(UNSUPPORTED_CURRENCY, **ctx)
+        else:  # the currency named: as --currency words it
+            said = Phrase(not_priced_in(str(ctx.get("name", ctx["code"])), str(ctx["code"]))[0], **ctx)
     elif first.get("type") == "literal_error":
         # "Input should be 'USD' or 'CNY'" in the reader's language: the choices are pydantic's
         # reprs of the literals, in its ctx

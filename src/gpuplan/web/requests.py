@@ -230,7 +230,7 @@ def _currency_code(value: object) -> object:
 
     from gpuplan.errors import UnknownChoiceError
     from gpuplan.units import other_currency
-    from gpuplan.vocab import NOT_PRICED_IN_NAMED, Currency
+    from gpuplan.vocab import Currency, not_priced_in
 
     if not isinstance(value, str):
         return value
@@ -238,8 +238,8 @@ def _currency_code(value: object) -> object:
         return Currency.cast(value).code
     except UnknownChoiceError:
         if (code := other_currency(value)) is not None:
-            fields = {"name": value.strip()[:40], "code": code}
-            raise PydanticCustomError("unsupported_currency", NOT_PRICED_IN_NAMED, fields) from None
+            template, fields = not_priced_in(value.strip()[:40], code)
+            raise PydanticCustomError("unsupported_currency", template, fields) from None
         return value
 
 

@@ -989,6 +989,21 @@ class ConstraintsSpec(Spec):
     """How much of a reservation is paid upfront: ``none`` (default), ``partial`` or ``all``; a
     reserved price is costed at that option's effective rate where the catalog carries it."""
 
+    def shown_currency(
+        self, asked: str | None = None, *, budget_usd: float | None = None, budget_cny: float | None = None
+    ) -> str:
+        """The currency money under these constraints is shown in: ``asked`` (``--currency``, a
+        request's ``currency``) where given; else CNY where the budget is in yuan — ``budget_cny``
+        given beside them, or their own ``budget_cny`` unless a ``budget_usd`` given replaces it — so
+        that a team counting in yuan reads its figures in yuan; else CNY where no budget is given
+        and the work may run in mainland China only (:attr:`mainland_china_only`), whose clouds
+        price in yuan: their own figures, not a conversion at the catalog's rate; else USD."""
+        if asked is not None:
+            return asked
+        yuan = budget_cny is not None or (budget_usd is None and self.budget_cny is not None)
+        unbudgeted = all(b is None for b in (budget_usd, budget_cny, self.budget_usd, self.budget_cny))
+        return "CNY" if yuan or (unbudgeted and self.mainland_china_only) else "USD"
+
     @property
     def mainland_china_only(self) -> bool:
         """The work may run in mainland China only: ``countries`` name CN and no other country (a
@@ -1384,25 +1399,10 @@ class Workload(Spec):
     def shown_currency(
         self, asked: str | None = None, *, budget_usd: float | None = None, budget_cny: float | None = None
     ) -> str:
-        """The currency a command or a request shows this workload's money in: ``asked`` (``--currency``,
-        a request's ``currency``) where given; else CNY where the budget is in yuan — ``budget_cny``
-        given beside the workload, or the workload's own ``constraints.budget_cny`` unless a
-        ``budget_usd`` given replaces it — so that a team counting in yuan reads its figures in yuan;
-        else CNY where no budget is given and the workload may run in mainland China only
-        (``constraints.countries: [CN]``), whose clouds price in yuan: their own figures, not a
-        conversion at the catalog's rate; else USD. The one rule of plan, estimate, simulate and the
-        service's requests."""
-        if asked is not None:
-            return asked
-        yuan = budget_cny is not None or (budget_usd is None and self.constraints.budget_cny is not None)
-        budgets = (budget_usd, budget_cny, self.constraints.budget_usd, self.constraints.budget_cny)
-        unbudgeted = all(b is None for b in budgets)
-        return "CNY" if yuan or (unbudgeted and self.in_mainland_china_only) else "USD"
-
-    @property
-    def in_mainland_china_only(self) -> bool:
-        """The workload may run in mainland China only (:attr:`ConstraintsSpec.mainland_china_only`)."""
-        return self.constraints.mainland_china_only
+        """The currency a command or a request shows this workload's money in
+        (:meth:`ConstraintsSpec.shown_currency` of its constraints). The one rule of plan, estimate,
+        simulate and the service's requests."""
+        return self.constraints.shown_currency(asked, budget_usd=budget_usd, budget_cny=budget_cny)
 
     @property
     def replicas_per_gpu(self) -> int:
